@@ -1,0 +1,16 @@
+from click.testing import CliRunner
+
+from inflect import __version__
+from inflect.cli import main
+
+
+def test_help_lists_the_program():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0, result.output
+    assert "Morphological inflection" in result.output
+
+
+def test_version():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
