@@ -1,0 +1,628 @@
+"""Read SIGMORPHON-style inflection files into typed records (and pandas DataFrames).
+
+Formats (one example a line, fields separated by a TAB):
+
+- ``"2018"``: ``lemma<TAB>form<TAB>tags`` — CoNLL–SIGMORPHON 2018 task 1 (Cotterell et al., 2018,
+  "The CoNLL–SIGMORPHON 2018 Shared Task: Universal Morphological Reinflection", §2) train and
+  dev files.
+- ``"covered"``: ``lemma<TAB>tags`` — the shared task's covered test files (no form).
+- ``"2023"``: ``lemma<TAB>tags<TAB>form`` — the SIGMORPHON 2023 order; never guessed, only chosen
+  explicitly.
+- ``"auto"``: ``"2018"`` if the first non-blank line has three fields, ``"covered"`` if it has two.
+
+Text is UTF-8; CRLF line endings and a leading byte-order mark are accepted; a blank line is
+skipped and counted. Lemmas and forms are kept exactly as written, spaces included (German
+``wandert aus``; Kurmanji forms end in a space). The tag bundle is a *set* of UniMorph features
+(Sylak-Glassman, 2016, "The Composition and Use of the Universal Morphological Feature Schema"):
+``V;IND;PRS;2;PL`` and ``V;PL;2;PRS;IND`` are the same bundle; a repeated feature collapses and the
+reader counts the bundles where that happened; whitespace around a feature (``ADJ;ABL; PL`` in the
+Latin data) is removed and counted too. Every other defect raises :class:`DataFormatError` naming
+the file, the line and the value; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Format = Literal["auto", "2018", "covered", "2023"]
+FORMATS: tuple[str, ...] = ("auto", "2018", "covered", "2023")
+SPLITS: tuple[str, ...] = ("train-high", "train-medium", "train-low", "dev", "covered-test")
+
+_FIELDS = {
+    "2018": ("lemma", "form", "tags"),
+    "covered": ("lemma", "tags"),
+    "2023": ("lemma", "tags", "form"),
+}
+_DETECT = {3: "2018", 2: "covered"}
+_BOM = "\ufeff"
+_WHITESPACE = " \t\r\f\v\u00a0"
+# Bump when the parsing rules change: it is part of the Parquet cache key.
+_READER_VERSION = 1
+
+
+class DataFormatError(ValueError):
+    """A malformed line in a data file.
+
+    The message reads ``FILE:LINE: what is wrong (value)``; the parts are also attributes.
+
+    Attributes:
+        source: the file name (or ``"<string>"``).
+        line: 1-based line number, or None for a whole-file problem.
+        what: what is wrong, in words.
+        value: the offending text (the line, field or feature), or None.
+    """
+
+    def __init__(self, source: str, line: int | None, what: str, value: str | None = None):
+        self.source = source
+        self.line = line
+        self.what = what
+        self.value = value
+        where = f"{source}:{line}" if line is not None else source
+        shown = f" ({value!r})" if value is not None else ""
+        super().__init__(f"{where}: {what}{shown}")
+
+
+class TagBundle:
+    """An order-free set of UniMorph features, e.g. ``N;DAT;PL``.
+
+    Equality and hashing use :attr:`features` only, so ``V;IND;PRS;2;PL == V;PL;2;PRS;IND``.
+    ``str(bundle)`` gives the features as written (first-occurrence order, duplicates removed,
+    surrounding whitespace removed), joined with ``;``.
+
+    Use :meth:`parse` to build one.
+    """
+
+    __slots__ = ("_features", "_hash", "_order", "had_duplicates", "had_padding", "text")
+
+    def __init__(self, features: Iterable[str]):
+        order: list[str] = []
+        seen: set[str] = set()
+        duplicates = False
+        for feature in features:
+            if feature in seen:
+                duplicates = True
+                continue
+            seen.add(feature)
+            order.append(feature)
+        self._order: tuple[str, ...] = tuple(order)
+        self._features: frozenset[str] = frozenset(seen)
+        self._hash = hash(self._features)
+        #: True when a feature occurred more than once in the text (it was collapsed).
+        self.had_duplicates: bool = duplicates
+        #: True when a feature had whitespace around it in the text (it was removed).
+        self.had_padding: bool = False
+        #: The text as written (by :meth:`parse`); ``str(bundle)`` when built from features.
+        self.text: str = ";".join(self._order)
+
+    @classmethod
+    def parse(cls, text: str) -> TagBundle:
+        """Parse a ``;``-separated tag bundle.
+
+        Args:
+            text: the bundle as written, e.g. ``"V;IND;PRS;2;PL"``.
+
+        Returns:
+            The bundle; :attr:`had_duplicates` / :attr:`had_padding` tell whether a feature was
+            repeated / had whitespace around it.
+
+        Raises:
+            ValueError: the bundle is empty, has an empty feature (``V;;PL``, a leading or
+                trailing ``;``) or a feature with whitespace inside it.
+        """
+        if not text.strip(_WHITESPACE):
+            raise ValueError("empty tag bundle")
+        raw = text.split(";")
+        features = []
+        padded = False
+        for item in raw:
+            feature = item.strip(_WHITESPACE)
+            if not feature:
+                raise ValueError("empty UniMorph feature in tag bundle")
+            if feature != item:
+                padded = True
+            if any(c.isspace() for c in feature):
+                raise ValueError(f"whitespace inside UniMorph feature {feature!r}")
+            features.append(feature)
+        bundle = cls(features)
+        bundle.had_padding = padded
+        bundle.text = text
+        return bundle
+
+    @property
+    def features(self) -> frozenset[str]:
+        """The UniMorph features of the bundle."""
+        return self._features
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The features in first-occurrence order, duplicates removed."""
+        return self._order
+
+    def sorted(self) -> tuple[str, ...]:
+        """The features in sorted order (a canonical sequence, e.g. for model inputs)."""
+        return tuple(sorted(self._features))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, feature: object) -> bool:
+        return feature in self._features
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TagBundle):
+            return NotImplemented
+        return self._features == other._features
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return ";".join(self._order)
+
+    def __repr__(self) -> str:
+        return f"TagBundle({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One inflection example.
+
+    Attributes:
+        lemma: the citation form, exactly as written (spaces included).
+        tags: the tag bundle.
+        form: the inflected form, or None in a covered test file.
+        language: the language name (shared-task name, e.g. ``"north-frisian"``).
+        source: the file it was read from, if any.
+        line: its 1-based line number in ``source``, if any.
+    """
+
+    lemma: str
+    tags: TagBundle
+    form: str | None
+    language: str
+    source: str | None = None
+    line: int | None = None
+
+
+_SETTERS = tuple(Example.__dict__[n].__set__ for n in Example.__slots__)
+
+
+def _new_example(
+    lemma: str, tags: TagBundle, form: str | None, language: str, source: str, line: int
+) -> Example:
+    """``Example(...)`` without the cost of the frozen dataclass ``__init__`` (the reader's hot
+    loop builds ~10^6 of them); sets the same slots, so the result is identical."""
+    example = object.__new__(Example)
+    set_lemma, set_tags, set_form, set_language, set_source, set_line = _SETTERS
+    set_lemma(example, lemma)
+    set_tags(example, tags)
+    set_form(example, form)
+    set_language(example, language)
+    set_source(example, source)
+    set_line(example, line)
+    return example
+
+
+def _positions(names: tuple[str, ...]) -> tuple[int, int, int]:
+    """Indices of lemma, form (-1 if absent) and tags in a format's fields."""
+    if not names:
+        return 0, -1, 0
+    return names.index("lemma"), names.index("form") if "form" in names else -1, names.index("tags")
+
+
+@dataclass
+class ReadStats:
+    """What a reader saw besides the examples.
+
+    Attributes:
+        source: the file name.
+        fmt: the format used (``"2018"``, ``"covered"`` or ``"2023"``; ``"auto"`` resolved).
+        lines: physical lines in the file.
+        examples: examples read.
+        blank_lines: blank (empty or whitespace-only) lines skipped.
+        duplicate_feature_bundles: examples whose tag bundle repeated a feature (collapsed).
+        padded_feature_bundles: examples whose tag bundle had whitespace around a feature
+            (removed).
+        bom: whether the file began with a byte-order mark.
+        crlf_lines: lines that ended in CRLF.
+    """
+
+    source: str
+    fmt: str
+    lines: int = 0
+    examples: int = 0
+    blank_lines: int = 0
+    duplicate_feature_bundles: int = 0
+    padded_feature_bundles: int = 0
+    bom: bool = False
+    crlf_lines: int = 0
+
+
+@dataclass
+class ParsedFile:
+    """The examples of one file and the reader's statistics."""
+
+    examples: list[Example]
+    stats: ReadStats
+    errors: list[DataFormatError] = field(default_factory=list)
+
+
+def language_from_filename(path: str | os.PathLike[str]) -> str:
+    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``.
+
+    Falls back to the file's stem when the name does not end with a known split.
+    """
+    name = Path(path).name
+    for split in SPLITS:
+        if name.endswith("-" + split) and len(name) > len(split) + 1:
+            return name[: -len(split) - 1]
+    return Path(path).stem
+
+
+def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None) -> list[str]:
+    """Split bytes on LF and decode each line as UTF-8 (strict).
+
+    Raises DataFormatError at the first undecodable line, unless ``errors`` collects them: such
+    a line is then reported there and replaced by an empty placeholder, so that the numbering of
+    the others stays right.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return text.split("\n")
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            error = DataFormatError(
+                source,
+                number,
+                f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
+                raw.decode("utf-8", "backslashreplace"),
+            )
+            if errors is None:
+                raise error from None
+            errors.append(error)
+            lines.append("")  # reported; kept as a placeholder so numbering stays right
+    return lines
+
+
+def parse_lines(
+    lines: list[str],
+    *,
+    source: str = "<string>",
+    language: str = "",
+    fmt: Format = "auto",
+    collect_errors: bool = False,
+    line_errors: list[DataFormatError] | None = None,
+) -> ParsedFile:
+    """Parse already-decoded lines (without their ``\\n``) into examples.
+
+    Args:
+        lines: the lines of a file, e.g. ``text.split("\\n")``; a trailing CR is removed, a BOM
+            at the start of the first line is removed.
+        source: the file name used in error messages and :attr:`Example.source`.
+        language: stored in every :class:`Example`.
+        fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
+        collect_errors: when True, report every problem in :attr:`ParsedFile.errors` instead of
+            raising at the first one.
+        line_errors: problems already found while decoding (their lines are skipped).
+
+    Returns:
+        The examples and the reader's statistics.
+
+    Raises:
+        DataFormatError: a malformed line (unless ``collect_errors``).
+        ValueError: an unknown ``fmt``.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    errors: list[DataFormatError] = list(line_errors or [])
+    bad_lines = {e.line for e in errors}
+    stats = ReadStats(source=source, fmt=fmt)
+    if lines and lines[-1] == "" and len(lines) not in bad_lines:
+        lines = lines[:-1]  # the final newline does not start another line
+    stats.lines = len(lines)
+    if lines and lines[0].startswith(_BOM):
+        stats.bom = True
+        lines = [lines[0][1:], *lines[1:]]
+
+    def fail(number: int, what: str, value: str | None) -> None:
+        error = DataFormatError(source, number, what, value)
+        if not collect_errors:
+            raise error
+        errors.append(error)
+
+    examples: list[Example] = []
+    append = examples.append
+    bundles: dict[str, TagBundle] = {}
+    resolved = None if fmt == "auto" else fmt
+    names: tuple[str, ...] = _FIELDS[resolved] if resolved else ()
+    width = len(names)
+    lemma_at, form_at, tags_at = _positions(names)
+    duplicates = padded = 0
+    for number, line in enumerate(lines, start=1):
+        if line and line[-1] == "\r":
+            line = line[:-1]
+            stats.crlf_lines += 1
+        fields = line.split("\t")
+        if len(fields) != width or number in bad_lines:
+            # The slow path: blank lines, format detection, wrong field counts.
+            if number in bad_lines:
+                continue
+            if not line.strip(_WHITESPACE):
+                stats.blank_lines += 1
+                continue
+            if resolved is None:
+                resolved = _DETECT.get(len(fields))
+                if resolved is None:
+                    fail(
+                        number,
+                        f"cannot detect the format: expected 3 tab-separated fields (lemma, "
+                        f"form, tags) or 2 (lemma, tags), found {len(fields)}",
+                        line,
+                    )
+                    continue
+                names = _FIELDS[resolved]
+                width = len(names)
+                lemma_at, form_at, tags_at = _positions(names)
+            if len(fields) != width:
+                fail(
+                    number,
+                    f"expected {width} tab-separated fields ({', '.join(names)}; format "
+                    f"{resolved}), found {len(fields)}",
+                    line,
+                )
+                continue
+        lemma = fields[lemma_at]
+        tags_text = fields[tags_at]
+        form = fields[form_at] if form_at >= 0 else None
+        if (
+            not lemma.strip(_WHITESPACE)
+            or not tags_text.strip(_WHITESPACE)
+            or (form is not None and not form.strip(_WHITESPACE))
+        ):
+            if not line.strip(_WHITESPACE):
+                stats.blank_lines += 1
+                continue
+            empty = [n for n in names if not fields[names.index(n)].strip(_WHITESPACE)]
+            fail(
+                number,
+                f"empty {' and '.join('tag bundle' if n == 'tags' else n for n in empty)}",
+                line,
+            )
+            continue
+        bundle = bundles.get(tags_text)
+        if bundle is None:
+            try:
+                bundle = TagBundle.parse(tags_text)
+            except ValueError as exc:
+                fail(number, str(exc), tags_text)
+                continue
+            bundles[tags_text] = bundle
+        if bundle.had_duplicates:
+            duplicates += 1
+        if bundle.had_padding:
+            padded += 1
+        append(_new_example(lemma, bundle, form, language, source, number))
+    errors.sort(key=lambda e: e.line or 0)
+    stats.duplicate_feature_bundles = duplicates
+    stats.padded_feature_bundles = padded
+    stats.fmt = resolved or fmt
+    stats.examples = len(examples)
+    return ParsedFile(examples, stats, errors)
+
+
+def parse_file(
+    path: str | os.PathLike[str],
+    language: str | None = None,
+    fmt: Format = "auto",
+    *,
+    collect_errors: bool = False,
+) -> ParsedFile:
+    """Read a data file into examples plus the reader's statistics.
+
+    Args:
+        path: the file.
+        language: the language stored in each example; by default taken from the file name
+            (``german-train-high`` -> ``german``).
+        fmt: ``"auto"`` (2018 or covered, by column count), ``"2018"``, ``"covered"``, ``"2023"``.
+        collect_errors: report every problem in :attr:`ParsedFile.errors` instead of raising.
+
+    Raises:
+        DataFormatError: a malformed line (unless ``collect_errors``).
+        OSError: the file cannot be read.
+    """
+    source = str(path)
+    data = Path(path).read_bytes()
+    line_errors: list[DataFormatError] | None = [] if collect_errors else None
+    lines = _decode_lines(data, source, line_errors)
+    return parse_lines(
+        lines,
+        source=source,
+        language=language if language is not None else language_from_filename(path),
+        fmt=fmt,
+        collect_errors=collect_errors,
+        line_errors=line_errors,
+    )
+
+
+def read_examples(
+    path: str | os.PathLike[str], language: str | None = None, fmt: Format = "auto"
+) -> list[Example]:
+    """Read a data file into a list of :class:`Example` (see :func:`parse_file`).
+
+    Raises:
+        DataFormatError: at the first malformed line, with file, line and value.
+        OSError: the file cannot be read.
+    """
+    return parse_file(path, language, fmt).examples
+
+
+def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile:
+    """Validate a file and collect *every* problem (see :attr:`ParsedFile.errors`).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    return parse_file(path, fmt=fmt, collect_errors=True)
+
+
+def examples_to_frame(examples: Iterable[Example]) -> pd.DataFrame:
+    """The examples as a DataFrame.
+
+    Returns:
+        One row per example, columns ``lemma`` (str), ``form`` (str or None), ``tags`` (str, as
+        written, duplicates removed), ``language`` (str), ``source`` (str or None), ``line``
+        (nullable Int64).
+    """
+    import pandas as pd
+
+    rows = [(e.lemma, e.form, str(e.tags), e.language, e.source, e.line) for e in examples]
+    frame = pd.DataFrame(rows, columns=["lemma", "form", "tags", "language", "source", "line"])
+    frame["line"] = frame["line"].astype("Int64")
+    return frame
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, as 64 lowercase hex digits."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_examples_cached(
+    path: str | os.PathLike[str],
+    language: str | None = None,
+    fmt: Format = "auto",
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> ParsedFile:
+    """Like :func:`parse_file`, with the parsed result cached as Parquet.
+
+    The cache entry is keyed by the SHA-256 of the file's bytes, the format and the reader's
+    version, so an edited file is never served from a stale entry. Entries are written to a
+    temporary file in the cache folder and renamed into place (atomic). Default folder:
+    :func:`inflect.datasets.parsed_cache_dir`.
+
+    Raises:
+        DataFormatError: a malformed line (nothing is cached then).
+        OSError: the file cannot be read.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from inflect.datasets import parsed_cache_dir
+
+    folder = Path(cache_dir) if cache_dir is not None else parsed_cache_dir()
+    source = str(path)
+    lang = language if language is not None else language_from_filename(path)
+    key = f"{file_sha256(path)}-{fmt}-v{_READER_VERSION}.parquet"
+    entry = folder / key
+    if entry.is_file():
+        table = pq.read_table(entry)
+        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+        columns = table.to_pydict()
+        bundles: dict[str, TagBundle] = {}
+        examples = []
+        for lemma, form, tags, line in zip(
+            columns["lemma"], columns["form"], columns["tags"], columns["line"], strict=True
+        ):
+            bundle = bundles.get(tags)
+            if bundle is None:
+                bundle = bundles[tags] = TagBundle.parse(tags)
+            examples.append(Example(lemma, bundle, form, lang, source, line))
+        stats = ReadStats(
+            source=source,
+            fmt=meta["fmt"],
+            lines=int(meta["lines"]),
+            examples=len(examples),
+            blank_lines=int(meta["blank_lines"]),
+            duplicate_feature_bundles=int(meta["duplicate_feature_bundles"]),
+            padded_feature_bundles=int(meta["padded_feature_bundles"]),
+            bom=meta["bom"] == "1",
+            crlf_lines=int(meta["crlf_lines"]),
+        )
+        return ParsedFile(examples, stats)
+
+    parsed = parse_file(path, lang, fmt)
+    # The tags column keeps the text as written, so re-parsing restores every flag.
+    table = pa.table(
+        {
+            "lemma": pa.array([e.lemma for e in parsed.examples], pa.string()),
+            "form": pa.array([e.form for e in parsed.examples], pa.string()),
+            "tags": pa.array([e.tags.text for e in parsed.examples], pa.string()),
+            "line": pa.array([e.line for e in parsed.examples], pa.int64()),
+        }
+    )
+    s = parsed.stats
+    meta = {
+        "fmt": s.fmt,
+        "lines": str(s.lines),
+        "blank_lines": str(s.blank_lines),
+        "duplicate_feature_bundles": str(s.duplicate_feature_bundles),
+        "padded_feature_bundles": str(s.padded_feature_bundles),
+        "bom": "1" if s.bom else "0",
+        "crlf_lines": str(s.crlf_lines),
+    }
+    table = table.replace_schema_metadata(meta)
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{key}.", suffix=".part")
+    os.close(handle)
+    try:
+        pq.write_table(table, temp)
+        os.replace(temp, entry)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return parsed
+
+
+def load_split(
+    language: str,
+    split: str,
+    data_dir: str | os.PathLike[str] | None = None,
+    *,
+    cache: bool = False,
+) -> list[Example]:
+    """Read one split of CoNLL–SIGMORPHON 2018 task 1 for a language.
+
+    Args:
+        language: the shared-task name or any alias known to :mod:`inflect.languages`.
+        split: ``"train-high"``, ``"train-medium"``, ``"train-low"``, ``"dev"`` or
+            ``"covered-test"``.
+        data_dir: the data folder (default: :func:`inflect.datasets.data_dir`).
+        cache: read through the Parquet cache (:func:`read_examples_cached`).
+
+    Returns:
+        The examples, ``language`` set to the shared-task name (``"german"`` for ``"de"``).
+
+    Raises:
+        ValueError: an unknown split.
+        UnknownLanguageError: (a ValueError) an unknown language.
+        FileNotFoundError: the file is absent (the message says how to get it).
+        DataFormatError: a malformed line.
+    """
+    from inflect.datasets import locate
+
+    path = locate(language, split, data_dir)
+    name = language_from_filename(path)
+    if cache:
+        return read_examples_cached(path, name).examples
+    return read_examples(path, name)

@@ -1,0 +1,451 @@
+"""Language specs: names, scripts, direction, settings and the text pipeline of each language.
+
+One declarative TOML file per language lives in ``langs/`` (shipped as ``inflect/_data/langs``);
+:func:`resolve` turns any of a language's names (shared-task name, English name, ISO 639-3 or
+ISO 639-1 code, alias) into its :class:`LanguageSpec`. The specs cover the 103 languages of
+CoNLL–SIGMORPHON 2018 task 1 (Cotterell et al., "The CoNLL–SIGMORPHON 2018 Shared Task: Universal
+Morphological Reinflection", CoNLL 2018). Codes follow ISO 639-3 / 639-1 (languages) and ISO 15924
+(scripts); normalisation forms are those of Unicode Standard Annex #15.
+
+The text pipeline is exact: the shared task's scorer compares strings without normalising them,
+so for every lemma and form ``s`` of a language's data,
+``spec.from_symbols(spec.to_symbols(s)) == s`` code point for code point. Two fields say how:
+
+* ``normalization`` (``"NFC"`` or ``"NFD"``) and ``exceptions``: the Unicode normalisation form the
+  data are written in, and the characters the data write against it (Khaling writes its
+  circumflex tone decomposed but ``ç`` precomposed: ``"NFD"`` with exception ``"ç"``). User input
+  is brought to this form by :meth:`LanguageSpec.normalize_input`.
+* ``model_transform``: ``"none"`` (the model's symbols are the code points as written) or
+  ``"nfd"`` (canonical decomposition, so that a diacritic or a Hangul jamo is a symbol of its own;
+  the output is recomposed to the data's normalisation).
+
+Specs are read lazily, on the first call, and cached; this module imports only the standard
+library.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inflect._resources import data_path
+
+__all__ = [
+    "DIRECTIONS",
+    "MODEL_TRANSFORMS",
+    "NORMALIZATIONS",
+    "SETTINGS",
+    "LanguageSpec",
+    "LanguageSpecError",
+    "UnknownLanguageError",
+    "all_languages",
+    "load_spec",
+    "name_key",
+    "resolve",
+]
+
+SETTINGS: tuple[str, ...] = ("high", "medium", "low")
+"""Training-data settings of CoNLL–SIGMORPHON 2018 task 1, largest first."""
+DIRECTIONS: tuple[str, ...] = ("ltr", "rtl")
+NORMALIZATIONS: tuple[str, ...] = ("NFC", "NFD")
+MODEL_TRANSFORMS: tuple[str, ...] = ("none", "nfd")
+
+_NAME_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_ISO3_RE = re.compile(r"[a-z]{3}")
+_ISO1_RE = re.compile(r"[a-z]{2}")
+_SCRIPT_RE = re.compile(r"[A-Z][a-z]{3}")  # ISO 15924 four-letter code, e.g. "Latn"
+_SEPARATORS_RE = re.compile(r"[\s_\-]+")
+
+_FIELDS_TOP = (
+    "name",
+    "display_name",
+    "iso639_3",
+    "iso639_1",
+    "aliases",
+    "scripts",
+    "direction",
+    "settings",
+)
+_FIELDS_TEXT = ("normalization", "exceptions", "model_transform")
+
+
+class LanguageSpecError(ValueError):
+    """A language spec (TOML file or dict) is malformed; the message names the file and field."""
+
+
+class UnknownLanguageError(ValueError):
+    """No language has the given name; the message lists the closest known names.
+
+    Attributes:
+        name: the name that was looked up.
+        suggestions: shared-task names of the closest languages, best first (may be empty).
+    """
+
+    def __init__(self, name: str, suggestions: Sequence[str]) -> None:
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        hint = (
+            f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
+            if self.suggestions
+            else ""
+        )
+        super().__init__(
+            f"unknown language {name!r}{hint} (a shared-task name such as 'north-frisian', an "
+            f"English name, or an ISO 639-1/639-3 code; the specs are in {_langs_dir_text()})"
+        )
+
+
+def _langs_dir_text() -> str:
+    try:
+        return str(data_path("langs"))
+    except FileNotFoundError:
+        return "langs/"
+
+
+def name_key(name: str) -> str:
+    """The lookup key of a language name: case-folded, accents removed, ``_``/spaces as ``-``.
+
+    ``"Norwegian Bokmål"``, ``"norwegian_bokmal"`` and ``"NORWEGIAN-BOKMAL"`` share one key.
+
+    Args:
+        name: any spelling of a language name or code.
+
+    Returns:
+        The key, e.g. ``"norwegian-bokmal"``.
+    """
+    folded = unicodedata.normalize("NFKD", name.casefold())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return _SEPARATORS_RE.sub("-", folded.strip()).strip("-")
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """One language: its names, writing system, settings and the exact text pipeline.
+
+    Attributes:
+        name: shared-task name, e.g. ``"north-frisian"`` (lowercase words joined by ``-``).
+        display_name: English name, e.g. ``"North Frisian"``.
+        iso639_3: ISO 639-3 code, e.g. ``"frr"``.
+        iso639_1: ISO 639-1 code where one exists (``"de"``), else None.
+        aliases: further names and codes that resolve to this language.
+        scripts: ISO 15924 codes of the scripts of the data, main script first (``("Latn",)``).
+        direction: ``"ltr"`` or ``"rtl"`` (writing direction of the main script).
+        settings: training settings present, a subset of ``("high", "medium", "low")`` in that
+            order.
+        normalization: Unicode normalisation form the data are written in, ``"NFC"`` or ``"NFD"``.
+        exceptions: characters the data write against ``normalization`` (as the data write them).
+        model_transform: ``"none"`` (symbols are code points as written) or ``"nfd"`` (symbols are
+            the canonical decomposition; output is recomposed to ``normalization``).
+    """
+
+    name: str
+    display_name: str
+    iso639_3: str
+    iso639_1: str | None
+    aliases: tuple[str, ...]
+    scripts: tuple[str, ...]
+    direction: str
+    settings: tuple[str, ...]
+    normalization: str = "NFC"
+    exceptions: tuple[str, ...] = ()
+    model_transform: str = "none"
+
+    def __post_init__(self) -> None:
+        _validate(self.to_dict(), f"LanguageSpec({self.name!r})")
+
+    @property
+    def is_rtl(self) -> bool:
+        """True for right-to-left languages (Arabic, Hebrew, Syriac scripts)."""
+        return self.direction == "rtl"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name this spec answers to: name, display name, ISO codes, aliases."""
+        codes = (self.iso639_3,) + ((self.iso639_1,) if self.iso639_1 else ())
+        return (self.name, self.display_name, *codes, *self.aliases)
+
+    def normalize_input(self, text: str) -> str:
+        """Bring a user's text to the normalisation the language's data are written in.
+
+        Applies ``normalization`` (NFC or NFD), then rewrites each exception into the form the
+        data use. Idempotent; the identity on every lemma and form of the language's data.
+
+        Args:
+            text: a lemma or form as typed (any Unicode normalisation).
+
+        Returns:
+            The same text in the data's normalisation.
+        """
+        out = unicodedata.normalize(self.normalization, text)
+        for written in self.exceptions:
+            other = unicodedata.normalize(self.normalization, written)
+            if other != written:
+                out = out.replace(other, written)
+        return out
+
+    def to_symbols(self, text: str) -> list[str]:
+        """Split a lemma or form into the model's symbols (one code point each).
+
+        Spaces inside multiword forms are symbols like any other character.
+
+        Args:
+            text: a lemma or form in the data's normalisation (see :meth:`normalize_input`).
+
+        Returns:
+            The symbols: ``list(text)`` for ``model_transform="none"``, the code points of its
+            canonical decomposition (NFD) for ``"nfd"``.
+        """
+        if self.model_transform == "nfd":
+            return list(unicodedata.normalize("NFD", text))
+        return list(text)
+
+    def from_symbols(self, symbols: Sequence[str]) -> str:
+        """Join model symbols back into text: the exact inverse of :meth:`to_symbols` on the data.
+
+        For ``model_transform="nfd"`` the joined text is recomposed to the data's normalisation
+        (``normalize_input``), so NFC data come back NFC and Hangul jamo become syllables again.
+
+        Args:
+            symbols: symbols as produced by :meth:`to_symbols` or by the model.
+
+        Returns:
+            The lemma or form as the data write it.
+        """
+        text = "".join(symbols)
+        if self.model_transform == "nfd":
+            return self.normalize_input(text)
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict of every field (lists for tuples), e.g. for checkpoints."""
+        return {
+            "name": self.name,
+            "display_name": self.display_name,
+            "iso639_3": self.iso639_3,
+            "iso639_1": self.iso639_1,
+            "aliases": list(self.aliases),
+            "scripts": list(self.scripts),
+            "direction": self.direction,
+            "settings": list(self.settings),
+            "normalization": self.normalization,
+            "exceptions": list(self.exceptions),
+            "model_transform": self.model_transform,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> LanguageSpec:
+        """Rebuild a spec from :meth:`to_dict` output.
+
+        Raises:
+            LanguageSpecError: on a missing or unknown field or a bad value (named in the message).
+        """
+        if not isinstance(d, Mapping):
+            raise LanguageSpecError(f"language spec: expected a dict, got {type(d).__name__}")
+        _validate(d, "language spec dict")
+        return cls(
+            name=d["name"],
+            display_name=d["display_name"],
+            iso639_3=d["iso639_3"],
+            iso639_1=d.get("iso639_1"),
+            aliases=tuple(d.get("aliases", ())),
+            scripts=tuple(d["scripts"]),
+            direction=d["direction"],
+            settings=tuple(d["settings"]),
+            normalization=d.get("normalization", "NFC"),
+            exceptions=tuple(d.get("exceptions", ())),
+            model_transform=d.get("model_transform", "none"),
+        )
+
+
+def _validate(d: Mapping[str, Any], where: str) -> None:
+    """Check every field of a flat spec dict; raise LanguageSpecError naming ``where`` and field."""
+
+    def fail(field: str, what: str) -> None:
+        value = d.get(field, None)
+        raise LanguageSpecError(f"{where}: field {field!r}: {what} (got {value!r})")
+
+    unknown = sorted(set(d) - set(_FIELDS_TOP) - set(_FIELDS_TEXT))
+    if unknown:
+        raise LanguageSpecError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
+    for field in ("name", "display_name", "iso639_3", "scripts", "direction", "settings"):
+        if field not in d:
+            raise LanguageSpecError(f"{where}: missing field {field!r}")
+    if not isinstance(d["name"], str) or not _NAME_RE.fullmatch(d["name"]):
+        fail("name", "expected lowercase ASCII words joined by '-'")
+    if not isinstance(d["display_name"], str) or not d["display_name"].strip():
+        fail("display_name", "expected a non-empty string")
+    if not isinstance(d["iso639_3"], str) or not _ISO3_RE.fullmatch(d["iso639_3"]):
+        fail("iso639_3", "expected an ISO 639-3 code of 3 lowercase letters")
+    iso1 = d.get("iso639_1")
+    if iso1 is not None and (not isinstance(iso1, str) or not _ISO1_RE.fullmatch(iso1)):
+        fail("iso639_1", "expected an ISO 639-1 code of 2 lowercase letters or nothing")
+    aliases = d.get("aliases", [])
+    if not _is_str_list(aliases) or any(not name_key(a) for a in aliases):
+        fail("aliases", "expected a list of non-empty strings")
+    scripts = d["scripts"]
+    if (
+        not _is_str_list(scripts)
+        or not scripts
+        or not all(_SCRIPT_RE.fullmatch(s) for s in scripts)
+    ):
+        fail("scripts", "expected a non-empty list of ISO 15924 codes such as 'Latn'")
+    if d["direction"] not in DIRECTIONS:
+        fail("direction", f"expected one of {DIRECTIONS}")
+    settings = d["settings"]
+    if (
+        not _is_str_list(settings)
+        or not settings
+        or tuple(settings) != tuple(s for s in SETTINGS if s in settings)
+        or len(set(settings)) != len(settings)
+    ):
+        fail("settings", f"expected a non-empty subset of {SETTINGS}, in that order")
+    normalization = d.get("normalization", "NFC")
+    if normalization not in NORMALIZATIONS:
+        fail("normalization", f"expected one of {NORMALIZATIONS}")
+    exceptions = d.get("exceptions", [])
+    if not _is_str_list(exceptions) or any(
+        not e or unicodedata.normalize(normalization, e) == e for e in exceptions
+    ):
+        fail("exceptions", f"expected strings that {normalization} would change")
+    if d.get("model_transform", "none") not in MODEL_TRANSFORMS:
+        fail("model_transform", f"expected one of {MODEL_TRANSFORMS}")
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def load_spec(path: str | Path) -> LanguageSpec:
+    """Read one language spec from a TOML file.
+
+    The file has the top-level fields of :class:`LanguageSpec` (``iso639_1`` may be omitted)
+    and a ``[text]`` table with ``normalization``, ``exceptions`` and ``model_transform``.
+
+    Args:
+        path: the ``.toml`` file; its stem must equal its ``name`` field.
+
+    Returns:
+        The spec.
+
+    Raises:
+        LanguageSpecError: on invalid TOML (with line and column) or a missing, unknown or bad
+            field; the message starts with the file's path.
+        OSError: if the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            raw = tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise LanguageSpecError(f"{path}: invalid TOML: {err}") from err
+    except UnicodeDecodeError as err:
+        raise LanguageSpecError(f"{path}: not UTF-8: {err}") from err
+    flat = {k: v for k, v in raw.items() if k != "text"}
+    if "text" in raw:
+        text = raw["text"]
+        if not isinstance(text, dict):
+            raise LanguageSpecError(f"{path}: field 'text': expected a table (got {text!r})")
+        unknown = sorted(set(text) - set(_FIELDS_TEXT))
+        if unknown:
+            raise LanguageSpecError(
+                f"{path}: unknown field(s) in [text]: {', '.join(map(repr, unknown))}"
+            )
+        flat.update(text)
+    for field in _FIELDS_TEXT:
+        if field in raw:
+            raise LanguageSpecError(f"{path}: field {field!r} belongs in the [text] table")
+    _validate(flat, str(path))
+    if flat["name"] != path.stem:
+        raise LanguageSpecError(
+            f"{path}: field 'name': must equal the file name {path.stem!r} (got {flat['name']!r})"
+        )
+    return LanguageSpec.from_dict(flat)
+
+
+@dataclass(frozen=True)
+class _Registry:
+    specs: tuple[LanguageSpec, ...]
+    by_key: Mapping[str, LanguageSpec]
+
+
+def _build_registry(paths: Iterable[Path]) -> _Registry:
+    specs: list[LanguageSpec] = []
+    by_key: dict[str, LanguageSpec] = {}
+    owner: dict[str, Path] = {}
+    for path in sorted(paths):
+        spec = load_spec(path)
+        specs.append(spec)
+        for alias in dict.fromkeys(name_key(n) for n in spec.names):
+            if alias in by_key:
+                raise LanguageSpecError(
+                    f"{path}: name {alias!r} is already used by {owner[alias]}; every name, code "
+                    "and alias must resolve to one language"
+                )
+            by_key[alias] = spec
+            owner[alias] = path
+    return _Registry(tuple(sorted(specs, key=lambda s: s.name)), by_key)
+
+
+@functools.cache
+def _registry() -> _Registry:
+    return _build_registry(data_path("langs").glob("*.toml"))
+
+
+def all_languages() -> list[LanguageSpec]:
+    """Every shipped language spec (103 for CoNLL–SIGMORPHON 2018 task 1), sorted by name.
+
+    Raises:
+        LanguageSpecError: if a shipped TOML file is malformed (the message names file and field).
+    """
+    return list(_registry().specs)
+
+
+def resolve(name: str | LanguageSpec) -> LanguageSpec:
+    """Find a language by any of its names.
+
+    Accepts the shared-task name, the English name, the ISO 639-3 or 639-1 code or an alias,
+    ignoring case, accents and the difference between ``-``, ``_`` and spaces:
+    ``"de"``, ``"deu"``, ``"german"`` and ``"German"`` all give the German spec.
+
+    Args:
+        name: the name to look up (a LanguageSpec is returned unchanged).
+
+    Returns:
+        The language's spec.
+
+    Raises:
+        UnknownLanguageError: if no language has this name; the message suggests the closest.
+        TypeError: if ``name`` is neither a string nor a LanguageSpec.
+    """
+    if isinstance(name, LanguageSpec):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"language name must be a string, got {type(name).__name__}")
+    registry = _registry()
+    spec = registry.by_key.get(name_key(name))
+    if spec is not None:
+        return spec
+    raise UnknownLanguageError(name, _closest(name, registry))
+
+
+def _closest(name: str, registry: _Registry, n: int = 3) -> list[str]:
+    import difflib
+
+    key = name_key(name)
+    matches = difflib.get_close_matches(key, list(registry.by_key), n=4 * n, cutoff=0.6)
+    out: list[str] = []
+    for match in matches:
+        spec_name = registry.by_key[match].name
+        if spec_name not in out:
+            out.append(spec_name)
+    out = out[:n]
+    # A prefix ("norwegian" -> both Norwegians) is a strong hint that difflib may rank low.
+    if len(key) >= 3:
+        out += [s.name for s in registry.specs if s.name.startswith(key) and s.name not in out]
+    return out

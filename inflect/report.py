@@ -1,0 +1,141 @@
+"""Rendering with rich: tables for the command line. Rendering only — no computation here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from inflect.data import DataFormatError, ReadStats
+from inflect.datasets import LanguageSummary, Manifest
+from inflect.stats import SplitStats
+
+_SHORT_SPLITS = {
+    "train-high": "high",
+    "train-medium": "medium",
+    "train-low": "low",
+    "covered-test": "test",
+}
+
+
+def human_size(size: int) -> str:
+    """Bytes as a short human-readable text (``1.5 MB``), decimal units."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def _length(text: str | None) -> str:
+    """Length in code points, or a dash."""
+    return "—" if text is None else f"{len(text)}"
+
+
+def stats_table(stats: Sequence[SplitStats]) -> Group:
+    """Statistics of a language's files: one column per split, one row per statistic, then the
+    longest lemma and form of each split (see :class:`inflect.stats.SplitStats`)."""
+    title = stats[0].language if stats else ""
+    table = Table(title=f"{title} (CoNLL–SIGMORPHON 2018 task 1)")
+    table.add_column("", no_wrap=True)
+    for s in stats:
+        table.add_column(_SHORT_SPLITS.get(s.split, s.split), justify="right")
+    rows: list[tuple[str, list[str]]] = [
+        ("pairs", [f"{s.pairs:,}" for s in stats]),
+        ("lemmas", [f"{s.lemmas:,}" for s in stats]),
+        ("characters", [f"{s.characters:,}" for s in stats]),
+        ("symbols", ["—" if s.symbols is None else f"{s.symbols:,}" for s in stats]),
+        ("features", [f"{s.features:,}" for s in stats]),
+        ("bundles", [f"{s.bundles:,}" for s in stats]),
+        ("bundles in >1 order", [f"{s.multi_order_bundles:,}" for s in stats]),
+        ("with spaces", [f"{s.with_spaces:,} ({100 * s.space_share:.1f}%)" for s in stats]),
+        ("longest lemma", [_length(s.longest_lemma) for s in stats]),
+        ("longest form", [_length(s.longest_form) for s in stats]),
+        ("repeated feature", [f"{s.duplicate_feature_bundles:,}" for s in stats]),
+        ("padded feature", [f"{s.padded_feature_bundles:,}" for s in stats]),
+        ("blank lines", [f"{s.blank_lines:,}" for s in stats]),
+    ]
+    for name, values in rows:
+        table.add_row(name, *values)
+    longest = Table(title="longest lemma and form", box=box.SIMPLE_HEAD, show_header=False)
+    longest.add_column("split", no_wrap=True)
+    longest.add_column("what", no_wrap=True)
+    longest.add_column("text", overflow="fold")
+    for s in stats:
+        longest.add_row(s.split, "lemma", s.longest_lemma)
+        if s.longest_form is not None:
+            longest.add_row("", "form", s.longest_form)
+    notes = Text(
+        "characters: distinct code points of lemmas and forms; symbols: the language spec's "
+        "model-side symbols; bundles: distinct sets of UniMorph features; with spaces: pairs "
+        "with a space in the lemma or form; repeated / padded feature: pairs whose tag bundle "
+        "repeated a feature / had spaces around one",
+        style="dim",
+    )
+    return Group(table, longest, notes)
+
+
+def datasets_table(manifests: Sequence[Manifest], present: Sequence[int]) -> Table:
+    """The shipped datasets: name, description, files (present locally), size, licence."""
+    table = Table(title="datasets")
+    for column in ("dataset", "description", "files (here)", "size", "licence"):
+        table.add_column(column, overflow="fold")
+    for manifest, here in zip(manifests, present, strict=True):
+        size = sum(f.size for f in manifest.files)
+        table.add_row(
+            manifest.name,
+            manifest.title,
+            f"{len(manifest.files)} ({here})",
+            human_size(size),
+            manifest.licence,
+        )
+    return table
+
+
+def languages_table(name: str, rows: Sequence[LanguageSummary], splits: Sequence[str]) -> Table:
+    """Per-language examples per split (— where a split does not exist), size and how many of
+    the language's files are in the data folder."""
+    table = Table(title=f"{name}: examples per split")
+    table.add_column("language", no_wrap=True)
+    for split in splits:
+        table.add_column(_SHORT_SPLITS.get(split, split), justify="right")
+    table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("here", justify="right")
+    for row in rows:
+        table.add_row(
+            row.language,
+            *(f"{row.records[s]:,}" if s in row.records else "—" for s in splits),
+            human_size(row.size),
+            f"{row.present}/{row.files}",
+        )
+    return table
+
+
+def check_lines(errors: Sequence[DataFormatError]) -> list[str]:
+    """One line per problem: ``FILE:LINE: what (value)``."""
+    return [str(e) for e in errors]
+
+
+def read_summary(stats: ReadStats, errors: int) -> str:
+    """A one-line summary of what the reader saw in a file."""
+    notes = [
+        f"{stats.examples:,} examples",
+        f"format {stats.fmt}",
+        f"{stats.lines:,} lines",
+    ]
+    if stats.blank_lines:
+        notes.append(f"{stats.blank_lines:,} blank line(s) skipped")
+    if stats.duplicate_feature_bundles:
+        notes.append(f"{stats.duplicate_feature_bundles:,} bundle(s) with a repeated feature")
+    if stats.padded_feature_bundles:
+        notes.append(f"{stats.padded_feature_bundles:,} bundle(s) with spaces around a feature")
+    if stats.bom:
+        notes.append("byte-order mark")
+    if stats.crlf_lines:
+        notes.append(f"{stats.crlf_lines:,} CRLF line ending(s)")
+    verdict = f"{errors:,} problem{'s' if errors != 1 else ''}" if errors else "OK"
+    return f"{stats.source}: {verdict} — " + ", ".join(notes)
