@@ -18,5 +18,258 @@ def main() -> None:
     """
 
 
+@main.command("train")
+@click.option("--lang", "lang", required=True,
+              help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
+                   "multilingual model with language symbols).")
+@click.option("--setting", type=click.Choice(["high", "medium", "low"]), default="high",
+              show_default=True, help="Training-data size of CoNLL-SIGMORPHON 2018 task 1.")
+@click.option("--attention", default="entmax15", show_default=True,
+              help="Attention mapping: softmax, sparsemax, entmax15, entmax:<alpha> or alpha.")
+@click.option("--output", "output_mapping", default="entmax15", show_default=True,
+              help="Output mapping (trained with its Fenchel-Young loss); same choices.")
+@click.option("--score", type=click.Choice(["general", "dot", "mlp"]), default=None,
+              help="Attention score function (default: general).")
+@click.option("--learn-alpha", is_flag=True, default=False,
+              help="Learn the attention alpha (starting from --attention's).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Checkpoint folder (model.safetensors, metrics.csv, trainer_state).")
+@click.option("--preset", default=None,
+              help="Named hyperparameters (paper, cpu-small, tiny); default: the paper's.")
+@click.option("--epochs", type=int, default=None, help="Maximum number of epochs.")
+@click.option("--patience", type=int, default=None,
+              help="Stop after this many epochs without better dev accuracy.")
+@click.option("--batch-size", type=int, default=None)
+@click.option("--device", default="auto", show_default=True,
+              help="auto (CUDA when present, bfloat16 autocast there), cpu or cuda.")
+@click.option("--threads", type=int, default=None, help="CPU threads for torch.")
+@click.option("--resume", is_flag=True, default=False,
+              help="Continue the interrupted run saved in --out.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
+def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
+                  preset, epochs, patience, batch_size, device, threads, resume, data_dir):
+    """Train a model on one or more languages and select it on dev accuracy.
+
+    Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
+    --preset cpu-small --seed 1 --out runs/de. Ctrl-C leaves a state that --resume continues.
+    """
+    import torch
+    from rich.console import Console
+
+    from inflect.model import Config
+    from inflect.train import TrainingInterrupted, load_data, train
+    from inflect.train_progress import RichProgress
+
+    console = Console(stderr=True)
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        config = Config.from_preset(
+            preset, attention_mapping=attention, output_mapping=output_mapping,
+            attention_score=score, learn_attention_alpha=learn_alpha or None, seed=seed,
+            batch_size=batch_size,
+        )
+        if resume:  # the saved run's settings, unless some are given (then they must agree)
+            ctx = click.get_current_context()
+            given = [n for n in ("attention", "output_mapping", "score", "learn_alpha", "seed",
+                                 "preset", "batch_size")
+                     if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
+            config = config if given else None
+        data = load_data(lang, setting, data_dir)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    console.print(f"{len(data.train)} training and {len(data.dev)} dev examples "
+                  f"({', '.join(data.description['languages'][:8])}"
+                  f"{', ...' if len(data.languages) > 8 else ''}; {setting})")
+    with RichProgress(console) as progress:
+        try:
+            result = train(config, data, out_dir, device=device, resume=resume,
+                           max_epochs=epochs, patience=patience, progress=progress)
+        except TrainingInterrupted as exc:
+            console.print(f"[yellow]{exc}[/yellow]")
+            raise SystemExit(130) from None
+        except (ValueError, FileExistsError, FileNotFoundError) as exc:
+            raise click.ClickException(str(exc)) from None
+    console.print(
+        f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
+        f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
+        f"{result.seconds:.0f} s; checkpoint {result.out_dir}"
+    )
+
+
+# --- inflect data: get, list, describe and check the data ---------------------------------------
+
+_DATA_DIR_OPTION = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Data folder (default: $INFLECT_DATA_DIR, else the user cache folder).",
+)
+
+
+@main.group()
+def data() -> None:
+    """Get, list, describe and check data (CoNLL–SIGMORPHON 2018 task 1, Multi30k)."""
+
+
+@data.command("fetch")
+@click.argument("dataset")
+@click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
+@_DATA_DIR_OPTION
+def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -> None:
+    """Download DATASET (see `inflect data list`) and verify every file's SHA-256."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    from inflect.datasets import (
+        ChecksumError,
+        FetchError,
+        FetchProgress,
+        fetch,
+        load_manifest,
+    )
+    from inflect.datasets import data_dir as resolve_data_dir
+
+    try:
+        manifest = load_manifest(dataset)
+        manifest.select(languages or None)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="DATASET / --lang") from None
+    folder = resolve_data_dir(data_dir)
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(f"{manifest.name}", total=None)
+
+        def progress(event: FetchProgress) -> None:
+            label = f"[{event.index + 1}/{event.count}] {event.file.name}"
+            bar.update(task, description=label, completed=event.done, total=event.total)
+
+        try:
+            result = fetch(manifest, languages or None, data_dir, progress=progress)
+        except (FetchError, ChecksumError) as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"{manifest.name}: {len(result.downloaded)} downloaded, {len(result.present)} already "
+        f"present, in {folder}"
+    )
+
+
+@data.command("list")
+@click.argument("dataset", required=False, default="conll2018-task1")
+@_DATA_DIR_OPTION
+def data_list(dataset: str, data_dir: str | None) -> None:
+    """List the datasets, then DATASET's languages, settings and sizes."""
+    from rich.console import Console
+
+    from inflect.datasets import (
+        count_present,
+        language_summary,
+        load_manifest,
+        manifest_names,
+    )
+    from inflect.report import datasets_table, languages_table
+
+    try:
+        chosen = load_manifest(dataset)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="DATASET") from None
+    manifests = [load_manifest(name) for name in manifest_names()]
+    console = Console()
+    console.print(datasets_table(manifests, [count_present(m, data_dir) for m in manifests]))
+    splits = list(dict.fromkeys(f.split for f in chosen.files if f.split))
+    console.print(languages_table(chosen.name, language_summary(chosen, data_dir), splits))
+
+
+@data.command("stats")
+@click.argument("language")
+@click.option(
+    "--setting",
+    type=click.Choice(["high", "medium", "low"]),
+    default=None,
+    help="Training setting (default: every one the language has).",
+)
+@_DATA_DIR_OPTION
+def data_stats(language: str, setting: str | None, data_dir: str | None) -> None:
+    """Describe LANGUAGE's CoNLL–SIGMORPHON 2018 files (training, dev, covered test)."""
+    from rich.console import Console
+
+    from inflect.data import DataFormatError
+    from inflect.report import stats_table
+    from inflect.stats import language_stats
+
+    try:
+        stats = language_stats(language, [setting] if setting else None, data_dir)
+    except (FileNotFoundError, DataFormatError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    Console().print(stats_table(stats))
+
+
+@data.command("check")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "2018", "covered", "2023"]),
+    default="auto",
+    show_default=True,
+    help="auto: lemma-form-tags (3 fields) or lemma-tags (2); 2023: lemma-tags-form.",
+)
+def data_check(file: str, fmt: str) -> None:
+    """Validate FILE and report every problem with its line; exit status 1 if any."""
+    from inflect.data import check_file
+    from inflect.report import check_lines, read_summary
+
+    parsed = check_file(file, fmt)  # type: ignore[arg-type]
+    for line in check_lines(parsed.errors):
+        click.echo(line)
+    click.echo(read_summary(parsed.stats, len(parsed.errors)))
+    if parsed.errors:
+        raise SystemExit(1)
+
+
+# --- inflect evaluate: the shared task's metrics -----------------------------------------------
+
+
+@main.command("evaluate")
+@click.option("--pred", "pred_files", multiple=True, required=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Predictions, lemma<TAB>form<TAB>tags (repeatable, one per --gold).")
+@click.option("--gold", "gold_files", multiple=True, required=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
+@click.option("--lang", "languages", multiple=True, metavar="L",
+              help="Language of each pair (default: from the gold file name, german-dev -> german).")
+@click.option("--out", "out_prefix", default=None, metavar="PREFIX",
+              help="Also write PREFIX.parquet and PREFIX.csv.")
+def evaluate_command(pred_files, gold_files, languages, out_prefix):
+    """Score predictions as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein
+    distance per language, and their macro-average.
+
+    Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
+    counts as the empty prediction. Example: inflect evaluate --pred german.pred --gold
+    german-dev --out results/german.
+    """
+    from rich.console import Console
+
+    from inflect.data import DataFormatError
+    from inflect.evaluate import score_files, write_results
+    from inflect.report import scores_table
+
+    try:
+        frame = score_files(pred_files, gold_files, languages or None)
+    except (DataFormatError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    Console().print(scores_table(frame))
+    if out_prefix:
+        try:
+            paths = write_results(frame, out_prefix)
+        except OSError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group
@@ -12,6 +13,9 @@ from rich.text import Text
 from inflect.data import DataFormatError, ReadStats
 from inflect.datasets import LanguageSummary, Manifest
 from inflect.stats import SplitStats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _SHORT_SPLITS = {
     "train-high": "high",
@@ -139,3 +143,31 @@ def read_summary(stats: ReadStats, errors: int) -> str:
         notes.append(f"{stats.crlf_lines:,} CRLF line ending(s)")
     verdict = f"{errors:,} problem{'s' if errors != 1 else ''}" if errors else "OK"
     return f"{stats.source}: {verdict} — " + ", ".join(notes)
+
+
+def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task 1 scores") -> Table:
+    """The frame of :func:`inflect.evaluate.score_predictions` as a table: one row per language,
+    the macro-average last; accuracy (percent) and mean Levenshtein distance at 2 decimals, as
+    the shared-task scorer prints them."""
+    table = Table(title=title)
+    table.add_column("language", no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column("accuracy %", justify="right")
+    table.add_column("levenshtein", justify="right")
+    counts = [c for c in ("missing", "extra", "gold_duplicates", "pred_duplicates")
+              if c in frame.columns]
+    for column in counts:
+        table.add_column(column.replace("_", " "), justify="right")
+    last = len(frame) - 1
+    for i, row in enumerate(frame.itertuples(index=False)):
+        values = row._asdict()
+        table.add_row(
+            str(values["language"]),
+            f"{values['n']:,}",
+            f"{values['accuracy']:.2f}",
+            f"{values['levenshtein']:.2f}",
+            *(f"{values[c]:,}" for c in counts),
+            style="bold" if i == last and len(frame) > 1 else None,
+            end_section=i == last - 1,
+        )
+    return table
