@@ -1,0 +1,245 @@
+"""Sparsemax and 1.5-entmax: exact mappings with custom Jacobian-vector products.
+
+Sources: Martins & Astudillo (2016), "From Softmax to Sparsemax", ICML (sparsemax, Algorithm 1);
+Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models", ACL: α-entmax (eq. 9),
+Algorithm 2 (exact sort-based 1.5-entmax) and the backward pass of section 3.4 (eq. 10).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+from torch import nn
+from torch.autograd import Function
+
+from inflect.sparse import _common as C
+from inflect.sparse import _fast
+from inflect.sparse._thresholds import entmax15_tau_sort, sparsemax_tau_sort
+
+Method = Literal["auto", "sort", "fast"]
+_METHODS = ("auto", "sort", "fast")
+
+#: Rows up to this length use the sort path under ``method="auto"``; longer rows use the
+#: sort-free exact path (see :mod:`inflect.sparse._fast`).
+SORT_MAX_D = 256
+
+
+def _choose(method: str, k: int | None, d: int) -> str:
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if k is not None:
+        if method == "fast":
+            raise ValueError("k (partial sort) cannot be combined with method='fast'")
+        return "sort"
+    if method == "auto":
+        return "sort" if d <= SORT_MAX_D else "fast"
+    return method
+
+
+def sparsemax_forward(z: torch.Tensor, k=None, method="auto") -> torch.Tensor:
+    """Sparsemax of float32/float64 rows ``z`` (last dim), no autograd; see :func:`sparsemax`."""
+    path = _choose(method, k, z.shape[-1])
+    if path == "sort":
+        x, empty = C.shift_rows(z, 1.0)
+        tau, _ = sparsemax_tau_sort(x, k)
+    else:
+        x, empty = C.shift_rows(z, 1.0, floor=None)
+        tau, _ = _fast.sparsemax_tau_fast(x)
+    p = (x - tau).relu_()
+    return C.zero_empty_rows(p, empty)
+
+
+def entmax15_sqrt_forward(z: torch.Tensor, k=None, method="auto") -> torch.Tensor:
+    """``sqrt`` of 1.5-entmax of rows ``z`` (last dim), i.e. ``[z/2 - τ]_+``; no autograd."""
+    path = _choose(method, k, z.shape[-1])
+    if path == "sort":
+        x, empty = C.shift_rows(z, 0.5)
+        tau, _ = entmax15_tau_sort(x, k)
+    else:
+        x, empty = C.shift_rows(z, 0.5, floor=None)
+        tau, _ = _fast.entmax15_tau_fast(x)
+    s = (x - tau).relu_()
+    return C.zero_empty_rows(s, empty)
+
+
+def softmax_forward(z: torch.Tensor) -> torch.Tensor:
+    """Softmax of rows ``z`` (last dim) with all-zero output for fully ``-inf`` rows."""
+    x, empty = C.shift_rows(z, 1.0, floor=None)
+    if empty is not None:
+        x = x.masked_fill(empty, 0.0)
+    e = torch.exp(x)
+    p = e / e.sum(dim=-1, keepdim=True)
+    return C.zero_empty_rows(p, empty)
+
+
+class SparsemaxFunction(Function):
+    """Sparsemax on the last dimension of a float32/float64 tensor.
+
+    Backward (Martins & Astudillo 2016, sec. 2.5; Peters et al. 2019, eq. 10 with α=2):
+    ``dz = s * (g - Σ_S g / |S|)`` with ``s`` the support indicator.
+    """
+
+    @staticmethod
+    def forward(ctx, z, k=None, method="auto"):
+        p = sparsemax_forward(z, k, method)
+        ctx.save_for_backward(p)
+        return p
+
+    @staticmethod
+    def backward(ctx, g):
+        (p,) = ctx.saved_tensors
+        s = torch.sign(p)  # support indicator (as floats: faster than a boolean mask)
+        gs = g * s
+        n = s.sum(dim=-1, keepdim=True).clamp_(min=1)
+        v = gs.sum(dim=-1, keepdim=True) / n
+        return gs.sub_(v * s), None, None
+
+
+class Entmax15Function(Function):
+    """1.5-entmax on the last dimension of a float32/float64 tensor.
+
+    Backward (Peters et al. 2019, eq. 10): with ``s = p^(2-α) = sqrt(p)`` on the support,
+    ``dz = s * g - (Σ s g / Σ s) s``.
+    """
+
+    @staticmethod
+    def forward(ctx, z, k=None, method="auto"):
+        s = entmax15_sqrt_forward(z, k, method)
+        ctx.save_for_backward(s)
+        return s * s
+
+    @staticmethod
+    def backward(ctx, g):
+        (s,) = ctx.saved_tensors
+        gs = g * s
+        denom = s.sum(dim=-1, keepdim=True).clamp_(min=torch.finfo(s.dtype).tiny)
+        q = gs.sum(dim=-1, keepdim=True) / denom
+        return gs.sub_(q * s), None, None
+
+
+def _apply(fn, x: torch.Tensor, dim: int, *args) -> torch.Tensor:
+    C.check_float(x)
+    dim = C.check_dim(x, dim)
+    cdt = C.compute_dtype(x.dtype)
+    z = x.movedim(dim, -1)
+    if z.dtype != cdt:
+        z = z.to(cdt)
+    p = fn.apply(z, *args)
+    if p.dtype != x.dtype:
+        p = p.to(x.dtype)
+    return p.movedim(-1, dim)
+
+
+def sparsemax(x: torch.Tensor, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
+    """Sparsemax: the Euclidean projection of ``x`` onto the probability simplex.
+
+    ``sparsemax(x) = argmin_{p in simplex} ||p - x||^2 = [x - τ]_+`` (Martins & Astudillo 2016),
+    i.e. α-entmax with α = 2 (Peters et al. 2019, eq. 9).
+
+    Args:
+        x: logits of any shape, any floating dtype (float16/bfloat16 are computed in float32).
+            ``-inf`` marks a masked position: its probability is exactly 0.
+        dim: the dimension holding the distribution (negative values allowed).
+        k: partial sort: sort only the top ``k`` of each row (``torch.topk``), doubling ``k`` for
+            the rows whose support may be larger (as the ``entmax`` package does); ``None`` lets
+            ``method`` decide.
+        method: ``"sort"`` (full sort, the readable reference), ``"fast"`` (exact sort-free
+            threshold iteration, :mod:`inflect.sparse._fast`) or ``"auto"`` (sort for rows of at
+            most ``SORT_MAX_D`` entries, fast otherwise). All give the same τ and support.
+
+    Returns:
+        Probabilities of ``x``'s shape and dtype, summing to 1 along ``dim``. A row whose logits
+        are all ``-inf`` gives all zeros (and a zero gradient). NaN or ``+inf`` logits give NaN.
+
+    Raises:
+        ValueError: ``x`` not a floating tensor, ``dim`` out of range, ``k < 1``, unknown method.
+    """
+    k = C.check_k(k)
+    _choose(method, k, 1)
+    return _apply(SparsemaxFunction, x, dim, k, method)
+
+
+def entmax15(x: torch.Tensor, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
+    """1.5-entmax: α-entmax with α = 1.5, computed exactly (Peters et al. 2019, Algorithm 2).
+
+    ``entmax15(x) = argmax_{p in simplex} <p, x> + H^T_1.5(p) = [x/2 - τ]_+^2`` (eq. 9 with α=1.5),
+    where ``H^T_α`` is the Tsallis α-entropy.
+
+    Args:
+        x: logits of any shape, any floating dtype (float16/bfloat16 are computed in float32).
+            ``-inf`` marks a masked position: its probability is exactly 0.
+        dim: the dimension holding the distribution (negative values allowed).
+        k: partial sort size, as in :func:`sparsemax`.
+        method: ``"sort"``, ``"fast"`` or ``"auto"``, as in :func:`sparsemax`.
+
+    Returns:
+        Probabilities of ``x``'s shape and dtype, summing to 1 along ``dim``; all zeros for a row
+        whose logits are all ``-inf``.
+
+    Raises:
+        ValueError: ``x`` not a floating tensor, ``dim`` out of range, ``k < 1``, unknown method.
+    """
+    k = C.check_k(k)
+    _choose(method, k, 1)
+    return _apply(Entmax15Function, x, dim, k, method)
+
+
+class Sparsemax(nn.Module):
+    """Module form of :func:`sparsemax` (same arguments)."""
+
+    def __init__(self, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
+        super().__init__()
+        self.dim = dim
+        self.k = C.check_k(k)
+        self.method = method
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return sparsemax(x, dim=self.dim, k=self.k, method=self.method)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, k={self.k}"
+
+
+class Entmax15(nn.Module):
+    """Module form of :func:`entmax15` (same arguments)."""
+
+    def __init__(self, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
+        super().__init__()
+        self.dim = dim
+        self.k = C.check_k(k)
+        self.method = method
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return entmax15(x, dim=self.dim, k=self.k, method=self.method)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, k={self.k}"
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """Softmax (α-entmax at α = 1) with the conventions of ``inflect.sparse``.
+
+    Same as ``torch.softmax`` except that float16/bfloat16 are computed in float32 and that a row
+    whose logits are all ``-inf`` gives all zeros with a zero gradient (``torch.softmax`` gives NaN).
+
+    Args:
+        x: logits of any shape and floating dtype; ``-inf`` marks masked positions.
+        dim: the dimension holding the distribution.
+
+    Returns:
+        Probabilities of ``x``'s shape and dtype.
+
+    Raises:
+        ValueError: ``x`` not a floating tensor or ``dim`` out of range.
+    """
+    C.check_float(x)
+    dim = C.check_dim(x, dim)
+    cdt = C.compute_dtype(x.dtype)
+    z = x if x.dtype == cdt else x.to(cdt)
+    empty = z.amax(dim=dim, keepdim=True) == -torch.inf
+    if bool(empty.any()):
+        p = torch.softmax(z.masked_fill(empty, 0.0), dim=dim).masked_fill(empty, 0.0)
+    else:
+        p = torch.softmax(z, dim=dim)
+    return p if p.dtype == x.dtype else p.to(x.dtype)

@@ -1,0 +1,289 @@
+"""Fenchel–Young losses of softmax, sparsemax, 1.5-entmax and α-entmax.
+
+For the Tsallis regulariser ``Ω_α(p) = (Σ p_i^α - 1) / (α(α-1))`` (Shannon's ``Σ p log p`` at
+α = 1) the Fenchel–Young loss of logits ``z`` and gold class ``y`` is
+
+    ``L(z, y) = Ω_α*(z) + Ω_α(e_y) - z_y = <p - e_y, z> - Ω_α(p)``,   ``p = entmax_α(z)``,
+
+(Peters, Niculae & Martins 2019, section 3.2 and appendix A.2; Blondel, Martins & Niculae 2020).
+``L >= 0``, ``L = 0`` exactly when ``p = e_y``, i.e. when ``z_y - z_j >= 1/(α-1)`` for every
+``j != y``; ``∂L/∂z = p - e_y``; at α = 1 it is the cross-entropy. Its gradient with respect to
+α (envelope theorem) is ``-∂Ω_α(p)/∂α`` at fixed ``p``.
+
+Conventions, as ``torch.nn.CrossEntropyLoss`` (but with the classes in the LAST dimension):
+logits ``(..., C)``, integer targets ``(...)``; targets equal to ``ignore_index`` (any int,
+negative or not) contribute 0 and are not counted by ``'mean'``, which divides the sum by the
+number of non-ignored targets (NaN when every target is ignored, as in torch). A ``-inf`` logit is
+a masked class (probability 0); a target whose logit is ``-inf`` (including every target of a
+fully masked row) has loss ``+inf``, and its gradient is ``p - e_y`` (finite; zero for a fully
+masked row).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.autograd import Function
+
+from inflect.sparse import _common as C
+from inflect.sparse.activations import entmax15_sqrt_forward, softmax_forward, sparsemax_forward
+from inflect.sparse.root_finding import bisect_forward
+
+_REDUCTIONS = ("none", "sum", "mean")
+
+
+def _neg_tsallis(p: torch.Tensor, alpha) -> torch.Tensor:
+    """``-Ω_α(p) = (1 - Σ p^α)/(α(α-1))`` per row ``(N,)``; Shannon entropy at α = 1."""
+    pos = p > 0
+    shannon = -torch.where(pos, p * torch.log(torch.where(pos, p, 1.0)), 0.0).sum(dim=-1)
+    if isinstance(alpha, float):
+        if alpha == 1.0:
+            return shannon
+        if alpha == 2.0:
+            pa = p * p
+        elif alpha == 1.5:
+            pa = p * p.sqrt()
+        else:
+            pa = p.pow(alpha)
+        return (1 - pa.sum(dim=-1)) / (alpha * (alpha - 1))
+    a = alpha.squeeze(-1)
+    am = torch.where(a == 1, 2.0, a)
+    ts = (1 - torch.where(pos, p.pow(alpha), 0.0).sum(dim=-1)) / (am * (am - 1))
+    return torch.where(a == 1, shannon, ts)
+
+
+def _neg_tsallis_alpha_grad(p: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
+    """``∂/∂α [(1 - Σ p^α)/(α(α-1))]`` at fixed ``p``, per row ``(N, 1)``; float64 inside.
+
+    At α = 1 the limit ``Σ p log p - ½ Σ p log² p``.
+    """
+    p64, a = p.double(), alpha.double()
+    pos = p64 > 0
+    logp = torch.where(pos, torch.log(torch.where(pos, p64, 1.0)), 0.0)
+    sa = torch.where(pos, p64.pow(a), 0.0)
+    s = sa.sum(dim=-1, keepdim=True)
+    ds = (sa * logp).sum(dim=-1, keepdim=True)
+    am = torch.where(a == 1, 2.0, a)
+    den = am * (am - 1)
+    grad = (-ds * den - (1 - s) * (2 * am - 1)) / (den * den)
+    lim = (p64 * logp).sum(dim=-1, keepdim=True) - 0.5 * (p64 * logp * logp).sum(
+        dim=-1, keepdim=True
+    )
+    return torch.where(a == 1, lim, grad).to(alpha.dtype)
+
+
+def _project(kind: str, z: torch.Tensor, alpha, extra):
+    if kind == "sparsemax":
+        return sparsemax_forward(z, extra)
+    if kind == "entmax15":
+        s = entmax15_sqrt_forward(z, extra)
+        return s * s
+    if kind == "softmax":
+        return softmax_forward(z)
+    return bisect_forward(z, alpha, extra, True)[0]
+
+
+class FenchelYoungLossFunction(Function):
+    """Per-row Fenchel–Young loss on ``(N, C)`` logits; backward ``p - e_y`` (and ∂L/∂α)."""
+
+    @staticmethod
+    def forward(ctx, z, target, valid, kind, alpha, extra):
+        p = _project(kind, z, alpha, extra)
+        a = {"sparsemax": 2.0, "entmax15": 1.5, "softmax": 1.0}.get(kind, alpha)
+        m = z.amax(dim=-1, keepdim=True)
+        empty = m == -torch.inf
+        zs = z - m.masked_fill(empty, 0.0)
+        inner = torch.where(p > 0, p * zs, 0.0).sum(dim=-1)
+        zy = zs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+        loss = (_neg_tsallis(p, a) + inner - zy).clamp_(min=0)
+        loss = torch.where(valid, loss, 0.0)
+        grad = p.clone()
+        grad.scatter_add_(-1, target.unsqueeze(-1), torch.full_like(zy, -1.0).unsqueeze(-1))
+        keep = valid.unsqueeze(-1) & ~empty
+        grad = torch.where(keep, grad, 0.0)
+        ctx.alpha_is_tensor = isinstance(alpha, torch.Tensor) and kind == "bisect"
+        if ctx.alpha_is_tensor:
+            ctx.save_for_backward(grad, p, alpha, keep)
+        else:
+            ctx.save_for_backward(grad)
+        return loss
+
+    @staticmethod
+    def backward(ctx, g):
+        grad = ctx.saved_tensors[0]
+        dz = grad * g.unsqueeze(-1)
+        da = None
+        if ctx.alpha_is_tensor and ctx.needs_input_grad[4]:
+            _, p, alpha, keep = ctx.saved_tensors
+            da = torch.where(keep, _neg_tsallis_alpha_grad(p, alpha), 0.0) * g.unsqueeze(-1)
+        return dz, None, None, None, da, None
+
+
+def _fy_loss(x, target, kind, alpha, ignore_index, reduction, extra):
+    C.check_float(x)
+    if x.ndim < 1 or x.shape[-1] == 0:
+        raise ValueError(f"logits must have shape (..., C) with C >= 1, got {tuple(x.shape)}")
+    if not isinstance(target, torch.Tensor):
+        raise ValueError(f"target must be an integer tensor, got {type(target).__name__}")
+    if target.is_floating_point() or target.is_complex() or target.dtype == torch.bool:
+        raise ValueError(f"target must be an integer (class index) tensor, got dtype {target.dtype}")
+    if tuple(target.shape) != tuple(x.shape[:-1]):
+        raise ValueError(
+            f"target shape {tuple(target.shape)} must equal logits shape without the class "
+            f"dimension {tuple(x.shape[:-1])}"
+        )
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+        raise ValueError(f"ignore_index must be an int, got {ignore_index!r}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    n_classes = x.shape[-1]
+    cdt = C.compute_dtype(x.dtype)
+    z = x.reshape(-1, n_classes)
+    if z.dtype != cdt:
+        z = z.to(cdt)
+    t = target.reshape(-1).long()
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= n_classes))
+    if bool(bad.any()):
+        value = int(t[bad][0])
+        raise ValueError(
+            f"target value {value} is outside [0, {n_classes}) and is not ignore_index "
+            f"({ignore_index})"
+        )
+    t = torch.where(valid, t, 0)
+    if isinstance(alpha, torch.Tensor):
+        alpha = C.alpha_rows(alpha, x, x.ndim - 1).reshape(-1, 1)
+    loss = FenchelYoungLossFunction.apply(z, t, valid, kind, alpha, extra)
+    if reduction == "none":
+        out = loss.reshape(target.shape)
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        out = loss.sum() / valid.sum()
+    return out if out.dtype == x.dtype else out.to(x.dtype)
+
+
+def sparsemax_loss(x, target, ignore_index=-100, reduction="mean", *, k=None):
+    """Sparsemax loss (Fenchel–Young loss of sparsemax; Martins & Astudillo 2016, eq. 18).
+
+    Args:
+        x: logits ``(..., C)``, any floating dtype (half precision computed in float32);
+            ``-inf`` = masked class.
+        target: integer class indices ``(...)``, in ``[0, C)`` or equal to ``ignore_index``.
+        ignore_index: target value that contributes nothing (default -100; any int).
+        reduction: ``'none'`` (shape ``(...)``), ``'sum'`` or ``'mean'`` (over non-ignored
+            targets), as ``torch.nn.CrossEntropyLoss``.
+        k: partial-sort size passed to :func:`inflect.sparse.sparsemax`.
+
+    Returns:
+        The loss in ``x``'s dtype (see the module docstring for masked classes).
+
+    Raises:
+        ValueError: non-floating logits, non-integer targets, shape mismatch, a target outside
+            ``[0, C)`` that is not ``ignore_index``, an unknown reduction, ``k < 1``.
+    """
+    return _fy_loss(x, target, "sparsemax", 2.0, ignore_index, reduction, C.check_k(k))
+
+
+def entmax15_loss(x, target, ignore_index=-100, reduction="mean", *, k=None):
+    """1.5-entmax Fenchel–Young loss (Peters et al. 2019, section 3.2, α = 1.5).
+
+    Arguments, result and errors as :func:`sparsemax_loss`.
+    """
+    return _fy_loss(x, target, "entmax15", 1.5, ignore_index, reduction, C.check_k(k))
+
+
+def entmax_bisect_loss(x, target, alpha=1.5, ignore_index=-100, reduction="mean", n_iter=None):
+    """α-entmax Fenchel–Young loss, α-entmax by root finding (Peters et al. 2019, section 3.2).
+
+    Args:
+        alpha: α > 0, a float or a tensor broadcasting to ``x.shape[:-1] + (1,)`` (e.g. an
+            ``nn.Parameter``; the loss is then differentiable in α, with the α = 1 limit used
+            at α = 1 exactly).
+        n_iter: as in :func:`inflect.sparse.entmax_bisect`.
+        Other arguments, result and errors as :func:`sparsemax_loss`.
+    """
+    alpha = C.check_alpha(alpha)
+    n_iter = C.check_n_iter(n_iter)
+    if isinstance(alpha, float) and alpha == 1.0:
+        return _fy_loss(x, target, "softmax", 1.0, ignore_index, reduction, None)
+    return _fy_loss(x, target, "bisect", alpha, ignore_index, reduction, n_iter)
+
+
+def entmax_loss(x, target, alpha, ignore_index=-100, reduction="mean"):
+    """α-entmax loss with the exact algorithm where there is one.
+
+    α = 1: cross-entropy (equal to ``torch.nn.functional.cross_entropy`` on ``(N, C)``);
+    α = 1.5: :func:`entmax15_loss`; α = 2: :func:`sparsemax_loss`; any other float or a tensor:
+    :func:`entmax_bisect_loss`. Arguments, result and errors as :func:`sparsemax_loss`.
+    """
+    alpha = C.check_alpha(alpha)
+    if isinstance(alpha, float):
+        if alpha == 1.0:
+            return _fy_loss(x, target, "softmax", 1.0, ignore_index, reduction, None)
+        if alpha == 1.5:
+            return entmax15_loss(x, target, ignore_index, reduction)
+        if alpha == 2.0:
+            return sparsemax_loss(x, target, ignore_index, reduction)
+    return entmax_bisect_loss(x, target, alpha, ignore_index, reduction)
+
+
+class _LossModule(nn.Module):
+    def __init__(self, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__()
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+
+    def extra_repr(self) -> str:
+        return f"ignore_index={self.ignore_index}, reduction={self.reduction!r}"
+
+
+class SparsemaxLoss(_LossModule):
+    """Module form of :func:`sparsemax_loss`."""
+
+    def __init__(self, ignore_index: int = -100, reduction: str = "mean", *, k=None):
+        super().__init__(ignore_index, reduction)
+        self.k = C.check_k(k)
+
+    def forward(self, x, target):
+        return sparsemax_loss(x, target, self.ignore_index, self.reduction, k=self.k)
+
+
+class Entmax15Loss(_LossModule):
+    """Module form of :func:`entmax15_loss`."""
+
+    def __init__(self, ignore_index: int = -100, reduction: str = "mean", *, k=None):
+        super().__init__(ignore_index, reduction)
+        self.k = C.check_k(k)
+
+    def forward(self, x, target):
+        return entmax15_loss(x, target, self.ignore_index, self.reduction, k=self.k)
+
+
+class EntmaxBisectLoss(_LossModule):
+    """Module form of :func:`entmax_bisect_loss`; an ``nn.Parameter`` α is registered."""
+
+    def __init__(self, alpha=1.5, ignore_index: int = -100, reduction: str = "mean", n_iter=None):
+        super().__init__(ignore_index, reduction)
+        C.check_alpha(alpha)
+        self.alpha = alpha
+        self.n_iter = C.check_n_iter(n_iter)
+
+    def forward(self, x, target):
+        return entmax_bisect_loss(
+            x, target, self.alpha, self.ignore_index, self.reduction, self.n_iter
+        )
+
+
+class EntmaxLoss(_LossModule):
+    """Module form of :func:`entmax_loss`; an ``nn.Parameter`` α is registered."""
+
+    def __init__(self, alpha, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(ignore_index, reduction)
+        C.check_alpha(alpha)
+        self.alpha = alpha
+
+    def forward(self, x, target):
+        return entmax_loss(x, target, self.alpha, self.ignore_index, self.reduction)
