@@ -271,5 +271,138 @@ def evaluate_command(pred_files, gold_files, languages, out_prefix):
         click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
 
 
+# --- inflect predict / inflect models: the main job -------------------------------------------
+
+_MODELS_DIR_OPTION = click.option(
+    "--models-dir",
+    type=click.Path(file_okay=False),
+    envvar="INFLECT_MODELS_DIR",
+    default=None,
+    help="Folder with a registry.toml replacing the shipped models (env: INFLECT_MODELS_DIR).",
+)
+
+
+@main.command("predict")
+@click.argument("lemma", required=False)
+@click.argument("tags", required=False)
+@click.option("--lang", default=None,
+              help="Language: any name or code (german, de, deu). Needed without --model; with "
+                   "--model, optional when the model knows one language.")
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint (folder or .safetensors); repeat for an ensemble. Default: the "
+                   "shipped model of --lang.")
+@click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Read inputs from FILE ('-': standard input), one a line: "
+                                 "lemma<TAB>tags, or lemma<TAB>form<TAB>tags (form ignored).")
+@click.option("--input-format", type=click.Choice(["auto", "covered", "2018", "2023"]),
+              default="auto", show_default=True,
+              help="auto: 2 fields covered, 3 fields 2018 (lemma, form, tags); 2023: lemma, "
+                   "tags, form.")
+@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Beam size k.")
+@click.option("--max-forms", type=click.IntRange(min=1), default=100, show_default=True,
+              help="List at most this many forms per input (then: 'more than N').")
+@click.option("--support", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True,
+              help="Listing every nonzero-probability form: auto widens the beam (up to 20) "
+                   "where it is not certified full support; always enumerates best-first "
+                   "(slower, exact order up to --max-forms); never keeps the beam's n-best.")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "2018"]),
+              default=None,
+              help="Output: table (default on a terminal), tsv (default in a pipe: lemma, tags, "
+                   "language, certificate, count, then form/probability pairs), jsonl, or 2018 "
+                   "(lemma, best form, tags: for inflect evaluate).")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ...")
+@_MODELS_DIR_OPTION
+def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
+                    support, out_format, device, models_dir):
+    """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
+    and a certificate of exact search.
+
+    Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
+    german --input german-covered-test (or - for standard input); results stream out one record
+    per input, and stop with an error at the first bad line, keeping what was written.
+    """
+    import sys
+    import warnings
+
+    if input_path is not None and lemma is not None:
+        raise click.UsageError("give either LEMMA TAGS or --input FILE, not both")
+    if input_path is None and (lemma is None or tags is None):
+        raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE")
+    fmt = out_format or ("table" if sys.stdout.isatty() else "tsv")
+
+    from inflect.models import NoDefaultModelError
+    from inflect.predict import InputError, load_predictor, make_query, read_queries
+    from inflect.report import (
+        prediction_2018,
+        prediction_jsonl,
+        prediction_table,
+        prediction_tsv,
+    )
+    from inflect.vocab import UnknownSymbolWarning
+
+    warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
+    try:
+        predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   beam_size=beam, max_forms=max_forms, support=support)
+        if input_path is None:
+            queries = iter([make_query(lemma, tags, lang)])
+        else:
+            queries = read_queries(input_path, lang, input_format)
+    except (ValueError, LookupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    console = None
+    if fmt == "table":
+        from rich.console import Console
+
+        console = Console()
+    render = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}.get(fmt)
+    try:
+        for pred in predictor.stream(queries):
+            if console is not None:
+                console.print(prediction_table(pred))
+                continue
+            sys.stdout.write(render(pred) + "\n")
+            sys.stdout.flush()
+            where = f"{pred.source}:{pred.line}: " if pred.source else ""
+            for note in pred.warnings:
+                click.echo(f"warning: {where}{note}", err=True)
+    except BrokenPipeError:  # e.g. `inflect predict ... | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+    except (InputError, NoDefaultModelError, ValueError, OSError) as exc:
+        sys.stdout.flush()
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command("models")
+@_MODELS_DIR_OPTION
+def models_command(models_dir):
+    """List the shipped default models: language, dev accuracy, size and training commands."""
+    from inflect.models import REGISTRY_FILE, RegistryError, list_models
+    from inflect.models import models_dir as resolve_models_dir
+
+    try:
+        entries = list_models(models_dir)
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not entries:
+        registry = resolve_models_dir(models_dir) / REGISTRY_FILE
+        click.echo(
+            f"no shipped models: {registry} lists none. Train one with `inflect train` and use "
+            "it with `inflect predict --model PATH`."
+        )
+        return
+    from rich.console import Console
+
+    from inflect.report import models_table
+
+    Console().print(models_table(entries))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -474,6 +474,64 @@ def read_examples(
     return parse_file(path, language, fmt).examples
 
 
+def iter_examples(
+    lines: Iterable[str | bytes],
+    *,
+    source: str = "<string>",
+    language: str = "",
+    fmt: Format = "auto",
+) -> Iterator[Example]:
+    """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
+
+    Each line goes through :func:`parse_lines` (the same rules, format detection on the first
+    non-blank line, blank lines skipped), so a consumer gets every example before a malformed line
+    and then the error; nothing after it is read. Used to read standard input as it arrives.
+
+    Args:
+        lines: text lines (with or without their ``\\n``) or raw byte lines (decoded as strict
+            UTF-8), e.g. an open file or ``sys.stdin.buffer``.
+        source: the name used in error messages and :attr:`Example.source`.
+        language: stored in every example.
+        fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
+
+    Yields:
+        The examples in order, with their 1-based line numbers.
+
+    Raises:
+        DataFormatError: at the first malformed or non-UTF-8 line (``FILE:LINE: what (value)``).
+        ValueError: an unknown ``fmt``.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    resolved: Format = fmt
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataFormatError(
+                    source,
+                    number,
+                    f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
+                    raw.decode("utf-8", "backslashreplace"),
+                ) from None
+        else:
+            line = raw
+        if line.endswith("\n"):
+            line = line[:-1]
+        # a blank first line keeps parse_lines from treating a later line as a file start (BOM)
+        chunk = [line] if number == 1 else ["", line]
+        parsed = parse_lines(chunk, source=source, language=language, fmt=resolved,
+                             collect_errors=True)
+        if parsed.errors:
+            error = parsed.errors[0]
+            raise DataFormatError(source, number, error.what, error.value)
+        for example in parsed.examples:
+            if resolved == "auto":
+                resolved = parsed.stats.fmt  # type: ignore[assignment]
+            yield _new_example(example.lemma, example.tags, example.form, language, source, number)
+
+
 def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile:
     """Validate a file and collect *every* problem (see :attr:`ParsedFile.errors`).
 

@@ -10,12 +10,14 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from inflect.data import DataFormatError, ReadStats
-from inflect.datasets import LanguageSummary, Manifest
-from inflect.stats import SplitStats
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the data rooms
     import pandas as pd
+
+    from inflect.data import DataFormatError, ReadStats
+    from inflect.datasets import LanguageSummary, Manifest
+    from inflect.models import ShippedModel
+    from inflect.predict import Prediction
+    from inflect.stats import SplitStats
 
 _SHORT_SPLITS = {
     "train-high": "high",
@@ -169,5 +171,102 @@ def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task
             *(f"{values[c]:,}" for c in counts),
             style="bold" if i == last and len(frame) > 1 else None,
             end_section=i == last - 1,
+        )
+    return table
+
+
+# --- inflect predict / inflect models ----------------------------------------------------------
+
+_CERTIFICATE_STYLE = {"full_support": "green", "mode_only": "yellow", "none": "red"}
+
+
+def _probability(p: float) -> str:
+    """A probability for a table: 4 decimals, or 2 significant digits below 10^-4."""
+    return f"{p:.4f}" if p >= 1e-4 or p == 0 else f"{p:.1e}"
+
+
+def certificate_words(pred: Prediction) -> str:
+    """The certificate of a prediction in words, with the "more than N" note."""
+    words = pred.certificate.description
+    if pred.more_than is not None:
+        words += f"; more than {pred.more_than} forms have nonzero probability, the "
+        words += f"{pred.more_than} most probable are listed"
+    return words
+
+
+def prediction_table(pred: Prediction) -> Group:
+    """One prediction as a table: forms, probabilities (number and bar), certificate in words,
+    then any warnings."""
+    from rich.bar import Bar
+
+    where = f" — {pred.source}:{pred.line}" if pred.source is not None else ""
+    table = Table(
+        title=f"[bold]{pred.lemma}[/bold]  {pred.tags}  ({pred.language}){where}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("form", overflow="fold")
+    table.add_column("probability", justify="right", no_wrap=True)
+    table.add_column("", width=24, no_wrap=True)
+    for f in pred.forms:
+        table.add_row(f.form, _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24))
+    if not pred.forms:
+        table.add_row(Text("no form finished", style="dim"), "—", "")
+    parts: list = [table]
+    style = _CERTIFICATE_STYLE[pred.certificate.value]
+    parts.append(Text(certificate_words(pred), style=style))
+    parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
+    return Group(*parts)
+
+
+def prediction_tsv(pred: Prediction) -> str:
+    """One prediction as one TSV line (no newline): ``lemma, tags, language, certificate, count``
+    then the forms and their probabilities alternating (``form_1, p_1, form_2, p_2, ...``).
+
+    ``certificate`` is ``full_support``, ``mode_only`` or ``none``; ``count`` is the number of
+    forms listed, or ``>N`` when more than N forms have nonzero probability. Probabilities are
+    written with Python's shortest round-trip ``repr``.
+    """
+    count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
+    fields = [pred.lemma, pred.tags, pred.language, pred.certificate.value, count]
+    for f in pred.forms:
+        fields += [f.form, repr(f.probability)]
+    return "\t".join(fields)
+
+
+def prediction_jsonl(pred: Prediction) -> str:
+    """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
+    import json
+
+    return json.dumps(pred.to_dict(), ensure_ascii=False)
+
+
+def prediction_2018(pred: Prediction) -> str:
+    """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags`` (the most
+    probable form; empty when none finished), as `inflect evaluate --pred` reads it."""
+    best = pred.best.form if pred.best is not None else ""
+    return f"{pred.lemma}\t{best}\t{pred.tags}"
+
+
+def models_table(models: Sequence[ShippedModel]) -> Table:
+    """The shipped default models: language, members, dev accuracy, setting, size, data and the
+    commands that trained them."""
+    table = Table(title="shipped default models")
+    table.add_column("language", no_wrap=True)
+    table.add_column("members", justify="right")
+    table.add_column("dev accuracy %", justify="right")
+    table.add_column("setting")
+    table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("data and training commands", overflow="fold")
+    for m in models:
+        missing = f" ({len(m.missing)} missing)" if m.missing else ""
+        about = "\n".join([m.data, *m.commands] if m.data else m.commands)
+        table.add_row(
+            m.language,
+            f"{len(m.members)}{missing}",
+            "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
+            m.setting or "—",
+            human_size(m.size_bytes),
+            about or "—",
         )
     return table

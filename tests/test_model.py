@@ -1,0 +1,292 @@
+"""Tests of inflect.vocab and inflect.model: vocabularies, mappings, masking, tag-set invariance,
+the Decodable protocol."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import warnings
+
+import entmax as oracle
+import pytest
+import torch
+
+from inflect.model import ATTENTION_SCORES, PRESETS, Config, Seq2Seq
+from inflect.vocab import (
+    BOS_ID,
+    EOS_ID,
+    PAD,
+    PAD_ID,
+    SPECIALS,
+    UNK,
+    UNK_ID,
+    UnknownSymbolWarning,
+    Vocab,
+    replace_unknowns,
+)
+
+MAPPINGS = ("softmax", "sparsemax", "entmax15", "entmax:1.3")
+
+
+def tiny_model(
+    attention="entmax15", output="entmax15", score="general", learn=False, seed=0, copy=False
+):
+    torch.manual_seed(seed)
+    symbols = Vocab.build(["abcdefg", "äö "], name="symbol")
+    feats = Vocab(["N", "PL", "SG", "V", "PST"], specials=(PAD,), name="feature")
+    langs = Vocab(["xx", "yy"], specials=(), name="language")
+    cfg = Config.from_preset(
+        "tiny",
+        attention_mapping=attention,
+        output_mapping=output,
+        attention_score=score,
+        learn_attention_alpha=learn or None,
+        dropout=0.2,
+        copy_bias=copy,
+    )
+    return Seq2Seq(cfg, symbols, symbols, feats, langs)
+
+
+def batch_of(model, feats=(("N", "PL"), ("V", "PST", "SG"), ("SG",))):
+    return model.make_batch(
+        [list("abcde"), list("fa"), list("gäb")],
+        [list(f) for f in feats],
+        ["xx", "yy", "xx"],
+        targets=[list("abcdeg"), list("äf"), list("gö b")],
+    )
+
+
+# ----------------------------------------------------------------------------------- vocab
+def test_vocab_reserved_ids_and_json_round_trip():
+    v = Vocab.build([["b", "a"], ["c", "a"]], name="symbol")
+    assert (PAD_ID, BOS_ID, EOS_ID, UNK_ID) == (0, 1, 2, 3)
+    assert v.symbols == [*SPECIALS, "a", "b", "c"]
+    assert v.encode(["c", "a"]) == [6, 4]
+    assert v.decode([4, 6, EOS_ID]) == ["a", "c", SPECIALS[2]]
+    again = Vocab.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert again == v and again.symbols == v.symbols
+
+
+def test_vocab_rejects_duplicates_and_reserved():
+    with pytest.raises(ValueError, match="duplicate"):
+        Vocab(["a", "a"])
+    with pytest.raises(ValueError, match="reserved"):
+        Vocab(["a", UNK])
+
+
+def test_unseen_symbol_maps_to_unk_with_warning():
+    v = Vocab(["a", "b"])
+    with pytest.warns(UnknownSymbolWarning, match="'z'"):
+        assert v.encode(["a", "z", "b"]) == [4, UNK_ID, 5]
+    closed = Vocab(["xx"], specials=(), name="language")
+    with pytest.raises(KeyError, match="no symbol 'zz'"):
+        closed.encode(["zz"])
+
+
+def test_replace_unknowns_copies_most_attended_source_symbol():
+    attention = [[0.1, 0.9, 0.0], [0.0, 0.0, 1.0], [0.6, 0.4, 0.0]]
+    out = replace_unknowns([UNK, "x", UNK], attention, ["p", "q", "r"])
+    assert out == ["q", "x", "p"]
+    assert replace_unknowns([UNK], None, ["p"]) == [UNK]
+
+
+# ----------------------------------------------------------------------------------- config
+def test_config_defaults_are_the_papers():
+    c = Config()
+    assert (c.emb_dim, c.hidden_dim, c.layers, c.dropout) == (300, 300, 2, 0.3)
+    assert (c.learning_rate, c.batch_size, c.max_grad_norm, c.lr_decay) == (1e-3, 64, 5.0, 0.5)
+    assert c.attention_score == "general"
+    assert Config.from_dict(json.loads(json.dumps(c.to_dict()))) == c
+    assert "cpu-small" in PRESETS
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("hidden_dim", 7),
+        ("attention_mapping", "softermax"),
+        ("attention_score", "cosine"),
+        ("dropout", 1.0),
+        ("output_mapping", "0.5"),
+    ],
+)
+def test_config_rejects_bad_values(field, value):
+    with pytest.raises(ValueError, match=field):
+        Config(**{field: value})
+
+
+def test_unknown_preset_lists_known_ones():
+    with pytest.raises(ValueError, match="cpu-small"):
+        Config.from_preset("gpu-huge")
+
+
+# ----------------------------------------------------------------------------------- mappings
+@pytest.mark.parametrize(("attention", "output"), list(itertools.product(MAPPINGS, MAPPINGS)))
+def test_every_mapping_combination_trains_one_step(attention, output):
+    model = tiny_model(attention, output)
+    model.train()
+    batch = batch_of(model)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    loss, n = model.loss(batch)
+    assert n == 6 + 1 + 2 + 1 + 4 + 1
+    assert torch.isfinite(loss) and loss.item() >= 0
+    (loss / n).backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    assert all(torch.isfinite(g).all() for g in grads)
+    assert model.generator.weight.grad.abs().sum() > 0
+    assert model.source_embedding.weight.grad.abs().sum() > 0
+    opt.step()
+    model.eval()
+    with torch.no_grad():
+        after, _ = model.loss(batch)
+    assert torch.isfinite(after)
+
+
+def test_output_loss_is_the_fenchel_young_loss_of_the_oracle():
+    model = tiny_model("softmax", "entmax15")
+    model.eval()
+    batch = batch_of(model)
+    with torch.no_grad():
+        logits, _ = model(batch)
+        loss, _ = model.loss(batch)
+    target = batch.target_out.reshape(-1)
+    keep = target != -100
+    expected = oracle.entmax15_loss(logits.reshape(-1, logits.shape[-1])[keep], target[keep])
+    torch.testing.assert_close(loss, expected.sum(), rtol=1e-5, atol=1e-5)
+
+
+def test_learnable_attention_alpha_gets_a_gradient():
+    model = tiny_model("entmax15", "softmax", learn=True)
+    assert float(model.attention_alpha.detach()) == pytest.approx(1.5)
+    loss, n = model.loss(batch_of(model))
+    (loss / n).backward()
+    assert model.attention_alpha_raw.grad is not None
+    assert torch.isfinite(model.attention_alpha_raw.grad)
+
+
+# ----------------------------------------------------------------------------------- masking
+@pytest.mark.parametrize("attention", MAPPINGS)
+@pytest.mark.parametrize("score", ATTENTION_SCORES)
+def test_padded_positions_get_exactly_zero_attention(attention, score):
+    model = tiny_model(attention, "sparsemax", score=score)
+    batch = batch_of(model)
+    lengths = batch.source_lengths.tolist()
+    assert lengths == [5, 2, 3]
+    with torch.no_grad():
+        _, attn = model(batch)  # (B, T, S)
+    for b, n in enumerate(lengths):
+        assert torch.all(attn[b, :, n:] == 0)
+        torch.testing.assert_close(attn[b].sum(-1), torch.ones(attn.shape[1]))
+    # the oracle on the unpadded scores agrees for a sparse mapping
+    if attention == "sparsemax":
+        assert (attn[0] == 0).any() or (attn[0] > 0).all()
+
+
+# ----------------------------------------------------------------------------------- tag sets
+def test_two_orders_of_a_tag_bundle_give_identical_outputs():
+    model = tiny_model("entmax15", "entmax15")
+    b1 = batch_of(model, feats=(("N", "PL"), ("V", "PST", "SG"), ("SG",)))
+    b2 = batch_of(model, feats=(("PL", "N"), ("SG", "V", "PST"), ("SG", "SG")))
+    b3 = batch_of(model, feats=(("N", "SG"), ("V", "PST", "SG"), ("SG",)))
+    with torch.no_grad():
+        model.eval()
+        l1, a1 = model(b1)
+        l2, a2 = model(b2)
+        l3, _ = model(b3)
+    assert torch.equal(l1, l2) and torch.equal(a1, a2)
+    assert not torch.equal(l1[0], l3[0])  # the features do matter
+    assert torch.equal(l1[1:], l3[1:])
+
+
+def test_unseen_feature_is_left_out_with_a_warning_and_language_is_checked():
+    model = tiny_model()
+    with pytest.warns(UnknownSymbolWarning, match="'ESS'"):
+        b = model.make_batch([list("ab")], [["N", "ESS"]], ["xx"])
+    assert b.features.tolist() == [[model.feature_vocab.index("N")]]
+    with pytest.raises(ValueError, match="known: xx, yy"):
+        model.make_batch([list("ab")], [["N"]], ["zz"])
+    with pytest.raises(ValueError, match="empty"):
+        model.make_batch([[]], [["N"]], ["xx"])
+
+
+def test_model_without_tags_or_language_symbol():
+    symbols = Vocab.build([["▁the", "▁cat"]], name="subword")
+    model = Seq2Seq(Config.from_preset("tiny"), symbols, symbols)
+    b = model.make_batch([["▁the", "▁cat"]], targets=[["▁cat"]])
+    loss, n = model.loss(b)
+    assert n == 2 and torch.isfinite(loss)
+
+
+# ----------------------------------------------------------------------------------- protocol
+@pytest.mark.parametrize("output", MAPPINGS)
+def test_step_matches_teacher_forced_forward_and_reorder_gathers_rows(output):
+    model = tiny_model("entmax15", output, copy=True)
+    batch = batch_of(model)
+    with torch.no_grad():
+        model.generator.weight.mul_(20.0)  # peaked outputs, so the sparse mappings have zeros
+        model.eval()
+        logits, attn = model(batch)
+        state = model.start(batch)
+        assert not model.training and model.batch_size(batch) == 3
+        for t in range(batch.target_in.shape[1]):
+            probs, a, state = model.step(state, batch.target_in[:, t])
+            assert probs.dtype == torch.float32 and probs.shape == (3, model.target_size)
+            torch.testing.assert_close(probs.sum(-1), torch.ones(3))
+            alpha = {"softmax": 1.0, "sparsemax": 2.0, "entmax15": 1.5, "entmax:1.3": 1.3}[output]
+            if alpha == 1.0:
+                expected = torch.softmax(logits[:, t].double(), -1).float()
+            else:
+                expected = oracle.entmax_bisect(logits[:, t].double(), alpha, n_iter=100).float()
+            torch.testing.assert_close(probs, expected, atol=2e-5, rtol=1e-4)
+            assert torch.equal(a, attn[:, t])
+        if output in ("sparsemax", "entmax15"):
+            assert (probs == 0).any()
+        index = torch.tensor([2, 2, 0])
+        state2 = model.reorder(state, index)
+        nxt = torch.tensor([4, 5, 6])
+        p_all, a_all, _ = model.step(state, nxt)
+        p_re, a_re, _ = model.step(state2, nxt[index])
+        torch.testing.assert_close(p_re, p_all[index])
+        torch.testing.assert_close(a_re, a_all[index])
+    assert (model.bos_id, model.eos_id, model.pad_id, model.unk_id) == (1, 2, 0, 3)
+
+
+def test_tokens_to_symbols_replaces_unknowns_by_attention():
+    model = tiny_model()
+    attention = torch.tensor([[0.0, 1.0, 0.0], [0.2, 0.0, 0.8]])
+    tokens = [UNK_ID, model.target_vocab.index("a")]
+    assert model.tokens_to_symbols(tokens, attention, ["x", "y", "z"]) == ["y", "a"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.tokens_to_symbols(tokens) == [UNK, "a"]
+
+
+def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
+    torch.manual_seed(0)
+    symbols = Vocab.build(["abcdefg"], name="symbol")
+    model = Seq2Seq(Config.from_preset("tiny", copy_bias=True), symbols, symbols)
+    model.eval()
+    batch = model.make_batch([list("abca"), list("ge")], targets=[list("ab"), list("g")])
+    with torch.no_grad():
+        logits, attn = model(batch)
+        state = model.encode(batch)
+        feeds = []
+        for t in range(batch.target_in.shape[1]):
+            feed, _, state = model._decode_step(state, batch.target_in[:, t])
+            feeds.append(feed)
+        plain = model.generator(torch.stack(feeds, 1))
+        gate = torch.nn.functional.softplus(model.copy_gate(torch.stack(feeds, 1)))
+    # by hand: symbol v gets the attention mass of the source positions holding v
+    for b, src in enumerate(["abca", "ge"]):
+        for t in range(logits.shape[1]):
+            expected = plain[b, t].clone()
+            for s, ch in enumerate(src):
+                expected[symbols.index(ch)] += gate[b, t, 0] * attn[b, t, s]
+            torch.testing.assert_close(logits[b, t], expected)
+    # step() uses the same logits
+    with torch.no_grad():
+        st = model.start(batch)
+        probs, _, _ = model.step(st, batch.target_in[:, 0])
+    expected = oracle.entmax15(logits[:, 0].double(), dim=-1).float()
+    torch.testing.assert_close(probs, expected, atol=1e-5, rtol=1e-4)
+    assert torch.equal(probs.argmax(-1), logits[:, 0].argmax(-1))

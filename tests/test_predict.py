@@ -1,0 +1,501 @@
+"""Tests of inflect.predict, inflect.models and `inflect predict` / `inflect models`.
+
+A tiny model is trained once per module on the synthetic language of ``tests/synthetic.py``
+(labelled German, so that the German language spec does the text pipeline). Expected values come
+from direct calls of :mod:`inflect.search` on the model and from teacher-forced scoring.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import synthetic
+import torch
+from click.testing import CliRunner
+
+from inflect.checkpoint import load_model, save_model
+from inflect.cli import main
+from inflect.data import DataFormatError, parse_lines
+from inflect.languages import UnknownLanguageError, resolve
+from inflect.model import Config, Seq2Seq
+from inflect.models import NoDefaultModelError, RegistryError, default_model, list_models
+from inflect.predict import InputError, Predictor, load_predictor, make_query, read_queries
+from inflect.search import Certificate, Ensemble, MemberBatches, beam_search, enumerate_support
+from inflect.train import TrainingData, train
+from inflect.vocab import UnknownSymbolWarning, Vocab
+
+REPO = Path(__file__).resolve().parent.parent
+
+# (lemma, tags as written)
+QUERIES = [
+    ("bakomu", "V;PL;UML"),
+    ("kala", "REFL;V;PL"),
+    ("toreni", "V;PST"),
+    ("mudi", "V"),
+    ("gasu", "UML;V;PST;REFL"),
+]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory) -> Path:
+    """A tiny model (about 5 s on one thread) of the synthetic language, labelled German."""
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("model")
+    data = TrainingData(
+        synthetic.items(300, seed=1, language="german"),
+        synthetic.items(40, seed=2, language="german"),
+        [resolve("german")],
+    )
+    train(Config.from_preset("tiny"), data, out, device="cpu", max_epochs=8, patience=8)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ckpt2(ckpt, tmp_path_factory) -> Path:
+    """A second member: the first model's weights plus small noise (same vocabularies)."""
+    model = load_model(ckpt)
+    gen = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.05 * torch.randn(p.shape, generator=gen))
+    out = tmp_path_factory.mktemp("model2")
+    save_model(out, model, languages=[resolve("german").to_dict()])
+    return out
+
+
+def direct_batch(model, lemma, tags):
+    spec = resolve("german")
+    symbols = spec.to_symbols(spec.normalize_input(lemma))
+    feats = frozenset(tags.split(";"))
+    return model.make_batch([symbols], [feats], ["german"], warn=False), symbols
+
+
+def decode(model, hyp, symbols):
+    return resolve("german").from_symbols(model.tokens_to_symbols(hyp.tokens, hyp.attention,
+                                                                   symbols))
+
+
+def score(model, batch, tokens):
+    """Teacher-forced probability of ``tokens`` + EOS: the product of the step probabilities."""
+    with torch.inference_mode():
+        state = model.start(batch)
+        prev, logp = model.bos_id, 0.0
+        for y in [*tokens, model.eos_id]:
+            probs, _, state = model.step(state, torch.tensor([prev]))
+            logp += math.log(float(probs[0, y].double())) if probs[0, y] > 0 else -math.inf
+            prev = y
+    return math.exp(logp)
+
+
+def as_dict(forms):
+    return {f.form: f.probability for f in forms}
+
+
+# ---------------------------------------------------------------------------------------- library
+
+
+def test_single_input_matches_direct_search(ckpt):
+    model = load_model(ckpt)
+    predictor = Predictor([model])  # support="auto": beam 5, widened to 20 where uncertified
+    exact = Predictor([model], support="always")  # best-first enumeration
+    rank = {Certificate.FULL_SUPPORT: 2, Certificate.MODE_ONLY: 1, Certificate.NONE: 0}
+    for lemma, tags in QUERIES:
+        pred = predictor.predict(lemma, tags, "de")
+        assert (pred.lemma, pred.tags, pred.language) == (lemma, tags, "german")
+        batch, symbols = direct_batch(model, lemma, tags)
+        max_len = 2 * len(symbols) + 10
+        beam = beam_search(model, batch, 5, max_len)[0]
+        assert pred.beam_certificate is beam.certificate
+        chosen = beam
+        if beam.certificate is not Certificate.FULL_SUPPORT:
+            wide = beam_search(model, batch, 20, max_len)[0]
+            chosen = wide if rank[wide.certificate] >= rank[beam.certificate] else beam
+        expected = {}
+        for h in chosen.hypotheses:
+            form = decode(model, h, symbols)
+            expected[form] = expected.get(form, 0.0) + h.prob
+        assert as_dict(pred.forms) == pytest.approx(expected, rel=1e-9)
+        assert pred.certificate is chosen.certificate
+        probs = [f.probability for f in pred.forms]
+        assert probs == sorted(probs, reverse=True)
+        # each probability is the product of the step probabilities along the form
+        top = chosen.hypotheses[0]
+        assert probs[0] == pytest.approx(score(model, batch, top.tokens), rel=1e-5)
+        # the enumeration agrees: the whole support, or at least the mode
+        sup = enumerate_support(model, batch, 100, max_len)[0]
+        other = exact.predict(lemma, tags)
+        assert as_dict(other.forms) == pytest.approx(
+            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9)
+        if pred.complete:  # the whole distribution: probabilities sum to one
+            assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
+            assert sup.complete and as_dict(other.forms) == pytest.approx(expected, abs=1e-6)
+        if pred.certificate is not Certificate.NONE:
+            assert pred.best.form == other.best.form
+
+
+def test_full_support_certificate_lists_the_whole_support(ckpt):
+    predictor = Predictor.from_checkpoints([ckpt])
+    preds = [predictor.predict(lemma, tags) for lemma, tags in QUERIES]
+    full = [p for p in preds if p.certificate is Certificate.FULL_SUPPORT]
+    assert full, "the tiny model should certify some inputs"
+    for p in full:
+        assert p.more_than is None and p.complete
+        assert p.mass == pytest.approx(1.0, abs=1e-6)
+    never = Predictor.from_checkpoints([ckpt], support="never")
+    for p, q in zip(preds, [never.predict(*x) for x in QUERIES], strict=True):
+        assert q.method == "beam" and q.certificate is q.beam_certificate
+        if p.beam_certificate is Certificate.FULL_SUPPORT:  # no second search was needed
+            assert p.method == "beam" and as_dict(p.forms) == as_dict(q.forms)
+
+
+def test_max_forms_caps_the_list_and_says_more_than(ckpt):
+    predictor = Predictor.from_checkpoints([ckpt], max_forms=1, support="always")
+    model = load_model(ckpt)
+    for lemma, tags in QUERIES:
+        pred = predictor.predict(lemma, tags)
+        batch, symbols = direct_batch(model, lemma, tags)
+        sup = enumerate_support(model, batch, 100, 2 * len(symbols) + 10)[0]
+        n = len({decode(model, h, symbols) for h in sup.hypotheses})
+        assert len(pred.forms) == 1
+        if n > 1:
+            assert pred.more_than == 1 and pred.certificate is Certificate.MODE_ONLY
+        else:
+            assert pred.more_than is None and pred.certificate is Certificate.FULL_SUPPORT
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_file_input_matches_single_queries(ckpt, tmp_path):
+    predictor = Predictor.from_checkpoints([ckpt], chunk_size=2)
+    covered = write(tmp_path / "in.tsv", [f"{lemma}\t{tags}" for lemma, tags in QUERIES])
+    three = write(tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in
+                                               QUERIES]])
+    singles = [predictor.predict(lemma, tags) for lemma, tags in QUERIES]
+    for path, first_line in ((covered, 1), (three, 2)):
+        preds = list(predictor.stream(read_queries(path)))
+        assert [p.line for p in preds] == list(range(first_line, first_line + len(QUERIES)))
+        assert {p.source for p in preds} == {str(path)}
+        for p, s in zip(preds, singles, strict=True):
+            assert (p.lemma, p.tags, p.certificate) == (s.lemma, s.tags, s.certificate)
+            assert as_dict(p.forms) == pytest.approx(as_dict(s.forms), rel=1e-4, abs=1e-6)
+
+
+def test_ensemble_of_one_equals_single(ckpt):
+    model = load_model(ckpt)
+    single = Predictor([model])
+    twice = Predictor.from_checkpoints([ckpt, ckpt])
+    assert isinstance(twice.decodable, Ensemble)
+    for lemma, tags in QUERIES:
+        batch, _ = direct_batch(model, lemma, tags)
+        a = beam_search(model, batch, 5, 20)[0]
+        b = beam_search(Ensemble([model]), batch, 5, 20)[0]
+        assert [(h.tokens, h.log_prob) for h in a.hypotheses] == [
+            (h.tokens, h.log_prob) for h in b.hypotheses
+        ]
+        p, q = single.predict(lemma, tags), twice.predict(lemma, tags)
+        assert p.forms == q.forms and p.certificate is q.certificate
+
+
+def test_ensemble_matches_direct_ensemble_search(ckpt, ckpt2):
+    m1, m2 = load_model(ckpt), load_model(ckpt2)
+    predictor = Predictor.from_checkpoints([ckpt, ckpt2], support="never")
+    for lemma, tags in QUERIES:
+        pred = predictor.predict(lemma, tags)
+        (b1, symbols), (b2, _) = direct_batch(m1, lemma, tags), direct_batch(m2, lemma, tags)
+        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5,
+                          2 * len(symbols) + 10)[0]
+        expected = {}
+        for h in res.hypotheses:
+            form = decode(m1, h, symbols)
+            expected[form] = expected.get(form, 0.0) + h.prob
+            # the ensemble's probability is the product over steps of the members' mean
+            assert h.prob > 0
+        assert as_dict(pred.forms) == pytest.approx(expected, rel=1e-9)
+        assert pred.certificate is res.certificate
+
+
+def test_ensemble_members_must_share_the_target_vocabulary(ckpt, tmp_path):
+    model = load_model(ckpt)
+    meta = model.metadata()
+    meta["target_vocab"] = Vocab(["a", "b", "c"], name="symbol").to_dict()
+    other = Seq2Seq.from_metadata(meta)
+    save_model(tmp_path / "other", other, languages=[resolve("german").to_dict()])
+    with pytest.raises(ValueError, match="different target vocabularies") as info:
+        Predictor.from_checkpoints([ckpt, tmp_path / "other"])
+    assert str(tmp_path / "other") in str(info.value)
+
+
+# ---------------------------------------------------------------------------------- bad inputs
+
+
+def test_unknown_feature_is_named_with_the_known_ones(ckpt):
+    predictor = Predictor.from_checkpoints([ckpt])
+    with pytest.raises(InputError) as info:
+        predictor.predict("kala", "V;DAT;PL")
+    msg = str(info.value)
+    assert "'DAT'" in msg and "V;DAT;PL" in msg
+    assert "PL, PST, REFL, UML, V" in msg  # every feature of the synthetic language
+
+
+def test_empty_and_too_long_lemmas(ckpt):
+    predictor = Predictor.from_checkpoints([ckpt], max_input_len=12, support="never")
+    for lemma in ("", "   "):
+        with pytest.raises(InputError, match="empty lemma"):
+            predictor.predict(lemma, "V")
+    with pytest.raises(InputError, match="13 symbols is longer than the model's limit of 12"):
+        predictor.predict("b" * 13, "V")
+    assert predictor.predict("b" * 12, "V").lemma == "b" * 12
+    with pytest.raises(InputError, match="empty tag bundle"):
+        make_query("kala", "")
+
+
+def test_languages_are_resolved_and_checked(ckpt):
+    with pytest.raises(UnknownLanguageError, match="'german'"):
+        load_predictor([ckpt], "germn")
+    with pytest.raises(InputError, match="not trained on french; it knows german"):
+        load_predictor([ckpt], "fr")
+    predictor = load_predictor([ckpt], "deu")
+    assert predictor.predict("kala", "V").language == "german"
+    with pytest.raises(ValueError, match="--lang"):
+        load_predictor(None, None)
+
+
+def test_unseen_characters_become_unknown_with_a_warning(ckpt):
+    predictor = Predictor.from_checkpoints([ckpt])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pred = predictor.predict("xazo", "V;PST")
+    assert [str(w.message) for w in caught if w.category is UnknownSymbolWarning] == list(
+        pred.warnings
+    )
+    assert len(pred.warnings) == 2
+    assert "'x' (U+0078)" in pred.warnings[0] and "'z' (U+007A)" in pred.warnings[1]
+    assert pred.forms  # still predicts
+
+
+def test_stream_yields_records_before_a_bad_line(ckpt, tmp_path):
+    predictor = Predictor.from_checkpoints([ckpt], chunk_size=4)
+    good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES] * 2  # 10 lines: 2 chunks + 2
+    path = write(tmp_path / "bad.tsv", [*good, "kala V", *good])
+    got = []
+    with pytest.raises(DataFormatError) as info:
+        for pred in predictor.stream(read_queries(path)):
+            got.append(pred)
+    assert str(info.value).startswith(f"{path}:11: ")
+    assert [p.line for p in got] == list(range(1, 11))
+    # a validation error (unknown feature) also comes after the records before it
+    path2 = write(tmp_path / "bad2.tsv", [*good[:3], "kala\tV;NOM"])
+    got = []
+    with pytest.raises(InputError, match=rf"^{path2}:4: unknown UniMorph feature 'NOM'"):
+        for pred in predictor.stream(read_queries(path2)):
+            got.append(pred)
+    assert len(got) == 3
+
+
+def test_read_queries_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "in.tsv"
+    path.write_bytes(b"kala\tV\n\tV;PL\n")
+    with pytest.raises(DataFormatError, match=r"in.tsv:2: empty lemma"):
+        list(read_queries(path))
+    path.write_bytes(b"kala\tV\nk\xe4la\tV\n")
+    with pytest.raises(DataFormatError, match=r"in.tsv:2: bytes that are not UTF-8"):
+        list(read_queries(path))
+    path.write_bytes(b"kala\tV;;PL\n")
+    with pytest.raises(DataFormatError, match=r"in.tsv:1: empty UniMorph feature"):
+        list(read_queries(path))
+    # the lazy reader agrees with the whole-file reader on a valid file
+    lines = ["\ufeffkala\tx\tV;PL", "", "mudi\ty\tV\r", "gasu\tz\tPST;V;PST"]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    lazy = list(read_queries(path, "german"))
+    whole = parse_lines(lines, source=str(path), language="german").examples
+    assert lazy == whole
+
+
+# ----------------------------------------------------------------------------------------- CLI
+
+
+def run(*args, env=None, input=None):
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})},
+                              input=input)
+
+
+def parse_tsv(line):
+    fields = line.split("\t")
+    lemma, tags, language, cert, count = fields[:5]
+    pairs = fields[5:]
+    forms = {pairs[i]: float(pairs[i + 1]) for i in range(0, len(pairs), 2)}
+    return lemma, tags, language, cert, count, forms
+
+
+def test_cli_formats_parse(ckpt, tmp_path):
+    predictor = Predictor.from_checkpoints([ckpt])
+    path = write(tmp_path / "in.tsv", [f"{lemma}\t{tags}" for lemma, tags in QUERIES])
+    expected = predictor.predict_many(read_queries(path))  # one chunk, as the command searches
+    res = run("predict", "--model", str(ckpt), "--input", str(path))  # a pipe: TSV by default
+    assert res.exit_code == 0, res.output
+    rows = [parse_tsv(line) for line in res.stdout.splitlines()]
+    assert len(rows) == len(QUERIES)
+    for row, e in zip(rows, expected, strict=True):
+        count = f">{e.more_than}" if e.more_than else str(len(e.forms))
+        assert row[:5] == (e.lemma, e.tags, "german", e.certificate.value, count)
+        assert row[5] == as_dict(e.forms)  # repr round-trips exactly
+
+    res = run("predict", "--model", str(ckpt), "--input", str(path), "--format", "jsonl")
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in res.stdout.splitlines()]
+    for r, e in zip(records, expected, strict=True):
+        assert {f["form"]: f["probability"] for f in r["forms"]} == as_dict(e.forms)
+        assert r["certificate"] == e.certificate.value and r["line"] >= 1
+        assert r["certificate_words"] == e.certificate.description
+
+    res = run("predict", "--model", str(ckpt), "--input", str(path), "--format", "2018")
+    parsed = parse_lines(res.stdout.splitlines(), fmt="2018").examples
+    assert [(x.lemma, x.form, x.tags.text) for x in parsed] == [
+        (e.lemma, e.best.form, e.tags) for e in expected
+    ]
+
+    res = run("predict", "--model", str(ckpt), "bakomu", "V;PL;UML", "--format", "table")
+    assert res.exit_code == 0, res.output
+    single = predictor.predict("bakomu", "V;PL;UML")
+    assert single.best.form in res.stdout and f"{single.best.probability:.4f}" in res.stdout
+    assert single.certificate.description in " ".join(res.stdout.split())
+
+
+def test_cli_reads_standard_input(ckpt):
+    lines = "".join(f"{lemma}\t{tags}\n" for lemma, tags in QUERIES[:2]).encode()
+    res = run("predict", "--model", str(ckpt), "--lang", "german", "--input", "-", input=lines)
+    assert res.exit_code == 0, res.output
+    assert [parse_tsv(x)[0] for x in res.stdout.splitlines()] == ["bakomu", "kala"]
+
+
+def test_cli_errors_keep_written_results(ckpt, tmp_path):
+    good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES]
+    path = write(tmp_path / "in.tsv", [*good, "onlyonefield", *good])
+    res = run("predict", "--model", str(ckpt), "--input", str(path))
+    assert res.exit_code == 1
+    assert len(res.stdout.splitlines()) == len(QUERIES)
+    assert f"{path}:6:" in res.stderr
+
+    cases = [
+        (["--lang", "germn", "kala", "V"], "did you mean 'german'"),
+        (["kala", "V;GEN"], "unknown UniMorph feature 'GEN'"),
+        (["", "V"], "empty lemma"),
+        (["b" * 101, "V"], "longer than the model's limit of 100 symbols"),
+    ]
+    for args, message in cases:
+        res = run("predict", "--model", str(ckpt), *args)
+        assert res.exit_code == 1, args
+        assert message in res.stderr, res.stderr
+    res = run("predict", "--model", str(ckpt), "kala")
+    assert res.exit_code == 2 and "TAGS" in res.stderr
+    res = run("predict", "--model", str(ckpt), "kala", "V", "--input", str(path))
+    assert res.exit_code == 2
+
+
+# -------------------------------------------------------------------------------------- models
+
+
+def registry(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "registry.toml").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_models_on_an_empty_registry(tmp_path):
+    for folder in (registry(tmp_path / "a", "version = 1\n"), tmp_path / "none"):
+        assert list_models(folder) == []
+        res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
+        assert res.exit_code == 0
+        assert "no shipped models" in res.stdout
+    # the shipped registry parses (it may list nothing until a model is trained)
+    list_models()
+
+
+def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):
+    folder = registry(tmp_path / "models", f"""
+version = 1
+[german]
+members = ["{ckpt / 'model.safetensors'}", "{ckpt2}"]
+dev_accuracy = 97.5
+setting = "high"
+data = "synthetic"
+commands = ["inflect train --lang german --seed 1", "noise"]
+""")
+    entries = list_models(folder)
+    assert [e.language for e in entries] == ["german"] and entries[0].dev_accuracy == 97.5
+    assert entries[0].size_bytes == (ckpt / "model.safetensors").stat().st_size + sum(
+        p.stat().st_size for p in ckpt2.iterdir()
+    )
+    res = run("models", "--models-dir", str(folder))
+    assert res.exit_code == 0, res.output
+    assert "german" in res.stdout and "97.50" in res.stdout
+    assert "inflect train --lang german --seed 1" in res.stdout
+
+    # the default model of a language (any alias) is that ensemble
+    assert default_model("de", folder).members == (ckpt / "model.safetensors", ckpt2)
+    res = run("predict", "--lang", "de", "kala", "V;PL", env={"INFLECT_MODELS_DIR": str(folder)})
+    assert res.exit_code == 0, res.output
+    direct = Predictor.from_checkpoints([ckpt, ckpt2]).predict("kala", "V;PL")
+    assert parse_tsv(res.stdout.strip())[5] == as_dict(direct.forms)
+    with pytest.raises(NoDefaultModelError, match=r"french \(shipped: german\)"):
+        default_model("fr", folder)
+    res = run("predict", "--lang", "fr", "kala", "V", env={"INFLECT_MODELS_DIR": str(folder)})
+    assert res.exit_code == 1 and "no shipped default model for french" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[deu]\nmembers = ["m"]\n', r"\[deu\] tables are named by shared-task name: use \[german\]"),
+        ('[german]\nmembers = ["m"]\nacc = 1\n', r"\[german\] unknown key\(s\) acc"),
+        ("[german]\nmembers = []\n", r"members must be a non-empty list"),
+        ('[german]\nmembers = ["m"]\ndev_accuracy = 120\n', "dev_accuracy must be a percentage"),
+        ("[german\n", "not valid TOML"),
+    ],
+)
+def test_malformed_registry_is_named(tmp_path, text, message):
+    folder = registry(tmp_path, text)
+    with pytest.raises(RegistryError, match=message) as info:
+        list_models(folder)
+    assert str(folder / "registry.toml") in str(info.value)
+
+
+def test_missing_member_file_is_an_incomplete_installation(tmp_path):
+    folder = registry(tmp_path, '[german]\nmembers = ["gone.safetensors"]\n')
+    with pytest.raises(RegistryError, match="installation is incomplete"):
+        default_model("german", folder)
+
+
+@pytest.mark.slow
+def test_cold_predict_imports_no_data_libraries(ckpt):
+    code = (
+        "import sys\n"
+        "from inflect.cli import main\n"
+        f"try: main(['predict', '--model', {str(ckpt)!r}, 'kala', 'V;PL'])\n"
+        "except SystemExit: pass\n"
+        "bad = [m for m in ('pandas', 'pyarrow', 'rich.progress', 'inflect.train', "
+        "'inflect.datasets') if m in sys.modules]\n"
+        "print('HEAVY', bad, file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
+    assert "HEAVY []" in out.stderr, out.stderr
+    assert out.stdout.startswith("kala\tV;PL\tgerman\t")

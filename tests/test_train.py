@@ -1,0 +1,268 @@
+"""Tests of inflect.train, inflect.checkpoint and `inflect train` on tiny synthetic languages."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import synthetic
+import torch
+from click.testing import CliRunner
+from safetensors import safe_open
+
+from inflect.checkpoint import MODEL_FILE, STATE_FILE, CheckpointError, load_model
+from inflect.cli import main
+from inflect.model import Config
+from inflect.search import greedy
+from inflect.train import TrainingData, TrainingInterrupted, make_batch, train
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def tiny_config(**kw):
+    return Config.from_preset("tiny", **kw)
+
+
+def decode_strings(model, items):
+    """Greedy outputs as strings, decoded independently of inflect.train.evaluate."""
+    batch = make_batch(model, items, targets=False)
+    with torch.inference_mode():
+        hyps = greedy(model, batch, 30)
+    return [
+        "".join(model.tokens_to_symbols(h.tokens, h.attention, s))
+        for h, s in zip(hyps, batch.source_symbols, strict=True)
+    ]
+
+
+@pytest.mark.slow
+def test_learns_a_synthetic_language_to_100_percent(tmp_path):
+    train_items, dev_items = synthetic.items(400, seed=1), synthetic.items(60, seed=2)
+    result = train(
+        tiny_config(attention_mapping="entmax15", output_mapping="entmax15"),
+        TrainingData(train_items, dev_items),
+        tmp_path,
+        device="cpu",
+        max_epochs=12,
+        patience=4,
+    )
+    assert result.best_dev_accuracy == 100.0
+    model = load_model(tmp_path)
+    gold = [synthetic.inflect_form("".join(it.source), it.features) for it in dev_items]
+    assert decode_strings(model, dev_items) == gold
+    assert any(" " in g for g in gold) and any(g.startswith("ge") for g in gold)
+    assert any(c in "".join(gold) for c in "äöü")
+
+
+@pytest.mark.slow
+def test_multilingual_model_with_language_symbols(tmp_path):
+    def other(items):  # language "other" has the umlaut rule inverted: UML adds a suffix "ö"
+        out = []
+        for it in items:
+            form = "".join(it.source)
+            form = form + "ö" if "UML" in it.features else form
+            out.append(synthetic.Item(it.source, it.features, "other", tuple(form)))
+        return out
+
+    tr = synthetic.items(250, seed=3) + other(synthetic.items(250, seed=4, language="other"))
+    dv = synthetic.items(40, seed=5) + other(synthetic.items(40, seed=6, language="other"))
+    random.Random(0).shuffle(tr)
+    result = train(
+        tiny_config(), TrainingData(tr, dv), tmp_path, device="cpu", max_epochs=10, patience=3
+    )
+    model = load_model(tmp_path)
+    assert model.language_vocab.symbols == ["other", "synth"]
+    assert result.best_dev_accuracy >= 97.5
+    preds = decode_strings(model, dv)
+    assert sum(p == "".join(it.target) for p, it in zip(preds, dv, strict=True)) >= 78
+
+
+def test_checkpoint_round_trip_without_data(tmp_path):
+    train_items, dev_items = synthetic.items(64, seed=1), synthetic.items(16, seed=2)
+    out = tmp_path / "run"
+    train(
+        tiny_config(),
+        TrainingData(train_items, dev_items, description={"languages": ["synth"]}),
+        out,
+        device="cpu",
+        max_epochs=2,
+    )
+    metrics = pd.read_csv(out / "metrics.csv")
+    assert list(metrics.epoch) == [1, 2]
+    assert set(metrics.columns) >= {"train_loss", "dev_loss", "dev_accuracy", "learning_rate"}
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(out, moved)
+    shutil.rmtree(out)
+    model = load_model(moved / MODEL_FILE)
+    meta = model.checkpoint
+    assert meta["versions"]["torch"] == torch.__version__
+    assert meta["model"]["config"]["seed"] == 1
+    assert len(meta["metrics"]) == 2 and meta["training"]["best_epoch"] in (1, 2)
+    best = meta["training"]["best_epoch"]
+    assert meta["metrics"][best - 1]["dev_accuracy"] == metrics.dev_accuracy.max()
+    # same weights as the best epoch's, same outputs as before
+    again = load_model(moved)
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, again.state_dict()[k])
+    batch = make_batch(model, dev_items)
+    with torch.no_grad():
+        assert torch.equal(model.loss(batch)[0], again.loss(batch)[0])
+    # only tensors and JSON inside: safetensors metadata parses as JSON
+    with safe_open(str(moved / MODEL_FILE), "pt") as fh:
+        json.loads(fh.metadata()["sparse_inflect"])
+
+
+def test_load_model_errors_are_clear(tmp_path):
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        load_model(tmp_path)
+    (tmp_path / MODEL_FILE).write_bytes(b"not a safetensors file")
+    with pytest.raises(CheckpointError, match="not a readable safetensors"):
+        load_model(tmp_path)
+
+
+def test_refuses_to_overwrite_a_run(tmp_path):
+    items = synthetic.items(16, seed=1)
+    train(tiny_config(), TrainingData(items, items), tmp_path, device="cpu", max_epochs=1)
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(tiny_config(), TrainingData(items, items), tmp_path, device="cpu", max_epochs=1)
+
+
+@pytest.mark.slow
+def test_interrupted_and_resumed_run_ends_with_the_same_weights(tmp_path):
+    train_items, dev_items = synthetic.items(96, seed=7), synthetic.items(24, seed=8)
+    data = TrainingData(train_items, dev_items)
+    cfg = dict(dropout=0.3, lr_decay=0.5)  # dropout and the lr schedule must resume too
+    train(tiny_config(**cfg), data, tmp_path / "a", device="cpu", max_epochs=4, patience=10)
+
+    def interrupt(event, info):
+        if event == "batch" and info["epoch"] == 3 and info["batch"] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(TrainingInterrupted, match="end of epoch 2"):
+        train(
+            tiny_config(**cfg),
+            data,
+            tmp_path / "b",
+            device="cpu",
+            max_epochs=4,
+            patience=10,
+            progress=interrupt,
+        )
+    with pytest.raises(ValueError, match="seed: saved 1, given 99"):
+        train(tiny_config(seed=99, **cfg), data, tmp_path / "b", device="cpu", resume=True)
+    # resumes from the saved boundary with the saved config
+    result = train(None, data, tmp_path / "b", device="cpu", resume=True, max_epochs=4, patience=10)
+    assert result.epochs == 4
+    for name in (MODEL_FILE, STATE_FILE):
+        with (
+            safe_open(str(tmp_path / "a" / name), "pt") as fa,
+            safe_open(str(tmp_path / "b" / name), "pt") as fb,
+        ):
+            assert sorted(fa.keys()) == sorted(fb.keys())
+            for k in fa.keys():  # noqa: SIM118
+                assert torch.equal(fa.get_tensor(k), fb.get_tensor(k)), (name, k)
+    ma = pd.read_csv(tmp_path / "a" / "metrics.csv").drop(
+        columns=["seconds", "train_examples_per_s"]
+    )
+    mb = pd.read_csv(tmp_path / "b" / "metrics.csv").drop(
+        columns=["seconds", "train_examples_per_s"]
+    )
+    pd.testing.assert_frame_equal(ma, mb)
+
+
+def write_conll(path: Path, items) -> None:
+    path.write_text(
+        "".join(
+            f"{''.join(it.source)}\t{''.join(it.target)}\t{';'.join(sorted(it.features))}\n"
+            for it in items
+        ),
+        encoding="utf-8",
+    )
+
+
+def test_cli_train_writes_a_checkpoint_and_resumes(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
+    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    out = tmp_path / "run"
+    args = [
+        "train",
+        "--lang",
+        "deu",
+        "--setting",
+        "low",
+        "--attention",
+        "sparsemax",
+        "--output",
+        "softmax",
+        "--preset",
+        "tiny",
+        "--epochs",
+        "1",
+        "--device",
+        "cpu",
+        "--data-dir",
+        str(data),
+        "--out",
+        str(out),
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    model = load_model(out)
+    assert model.config.attention_mapping == "sparsemax"
+    assert model.config.output_mapping == "softmax"
+    assert [s.name for s in model.language_specs.values()] == ["german"]
+    result = CliRunner().invoke(
+        main, [*args[:-6], "--epochs", "2", "--resume", "--data-dir", str(data), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
+    bad = CliRunner().invoke(main, [*args[:1], "--lang", "klingon", *args[3:]])
+    assert bad.exit_code != 0 and "klingon" in bad.output
+
+
+def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
+    from inflect.model import COPY_FEATURE
+    from inflect.train import _copy_items, _copy_pool
+
+    items = synthetic.items(5, seed=3)
+    pool = _copy_pool(items)
+    words = {it.source for it in items} | {it.target for it in items}
+    assert {it.source for it in pool} == words and len(pool) == len(words)
+    assert all(it.source == it.target and it.features == {COPY_FEATURE} for it in pool)
+    drawn = _copy_items(pool, 2 * len(pool) + 1, torch.Generator().manual_seed(0))
+    assert len(drawn) == 2 * len(pool) + 1
+    assert {it.source for it in drawn} == words  # without replacement within a round
+    result = train(
+        tiny_config(copy_examples=0.5),
+        TrainingData(items, items),
+        tmp_path,
+        device="cpu",
+        max_epochs=1,
+    )
+    assert COPY_FEATURE in load_model(tmp_path).feature_vocab
+    assert result.epochs == 1
+
+
+@pytest.mark.shared_data
+def test_real_data_items_and_one_update(conll2018):
+    from inflect.train import build_model, load_data
+
+    data = load_data("german", "medium", conll2018)
+    assert len(data.train) == 1000 and len(data.dev) == 1000
+    first = data.train[0]  # Trichlorid	Trichlorid	N;ACC;SG
+    assert "".join(first.source) == "Trichlorid" and first.features == {"N", "ACC", "SG"}
+    assert first.language == "german"
+    model = build_model(Config.from_preset("cpu-small"), data.train)
+    loss, n = model.loss(make_batch(model, data.train[:8]))
+    assert torch.isfinite(loss) and n == sum(len(it.target) + 1 for it in data.train[:8])
