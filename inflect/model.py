@@ -762,6 +762,36 @@ class Seq2Seq(nn.Module):
             else state.copy_index.index_select(0, index),
         )
 
+    def concat_states(self, states: Sequence[DecoderState]) -> DecoderState:
+        """Stack the rows of several states (same padded source length S) in list order.
+
+        Optional part of the search protocol: lets :func:`inflect.search.enumerate_support`
+        expand prefixes from different groups in one :meth:`step` call.
+
+        Raises:
+            ValueError: if ``states`` is empty or the states' source lengths differ.
+        """
+        if not states:
+            raise ValueError("concat_states needs at least one state")
+        lengths = {s.memory.shape[1] for s in states}
+        if len(lengths) > 1:
+            raise ValueError(f"cannot concatenate states of source lengths {sorted(lengths)}")
+
+        def cat(name: str, dim: int = 0) -> Tensor | None:
+            parts = [getattr(s, name) for s in states]
+            return None if parts[0] is None else torch.cat(parts, dim=dim)
+
+        return DecoderState(
+            h=cat("h", 1),
+            c=cat("c", 1),
+            feed=cat("feed"),
+            memory=cat("memory"),
+            keys=cat("keys"),
+            mask=cat("mask"),
+            condition=cat("condition"),
+            copy_index=cat("copy_index"),
+        )
+
     # ----------------------------------------------------------------------- metadata
     def metadata(self) -> dict[str, Any]:
         """JSON-able description from which :meth:`from_metadata` rebuilds the architecture."""

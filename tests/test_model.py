@@ -290,3 +290,20 @@ def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
     expected = oracle.entmax15(logits[:, 0].double(), dim=-1).float()
     torch.testing.assert_close(probs, expected, atol=1e-5, rtol=1e-4)
     assert torch.equal(probs.argmax(-1), logits[:, 0].argmax(-1))
+
+
+def test_concat_states_stacks_rows_like_reorder():
+    model = tiny_model(copy=True)
+    batch = batch_of(model)
+    with torch.no_grad():
+        state = model.start(batch)
+        a = model.reorder(state, torch.tensor([0, 2]))
+        b = model.reorder(state, torch.tensor([1]))
+        joined = model.concat_states([a, b])
+        expected = model.reorder(state, torch.tensor([0, 2, 1]))
+        prev = torch.tensor([4, 5, 6])
+        p_joined, a_joined, _ = model.step(joined, prev)
+        p_expected, a_expected, _ = model.step(expected, prev)
+    assert torch.equal(p_joined, p_expected) and torch.equal(a_joined, a_expected)
+    with pytest.raises(ValueError, match="at least one"):
+        model.concat_states([])
