@@ -13,6 +13,7 @@ Usage::
 
     python benchmarks/bench_sparse.py                  # full table (about a minute or two)
     python benchmarks/bench_sparse.py --quick          # fewer repeats, large shapes only
+    python benchmarks/bench_sparse.py --small --threads 1   # decoder-step shapes only (64x30, 64x100)
     python benchmarks/bench_sparse.py --losses --threads 2 --repeats 9
 
 This is a measurement, not a test. No torch.compile is used (eager PyTorch only).
@@ -37,7 +38,9 @@ try:  # the `entmax` package: optional here, installed with the test extras
 except ImportError:  # pragma: no cover - depends on the environment
     E = None
 
-SHAPES = [(64, 30), (64, 500), (32, 18000), (8, 50000)]
+SHAPES = [(64, 30), (64, 100), (64, 500), (32, 18000), (8, 50000)]
+#: the seq2seq decoder's per-step rows (attention over source positions, output symbols)
+SMALL = [(64, 30), (64, 100)]
 DISTS = {"N(0,1)": 1.0, "flat 0.01N(0,1)": 0.01}
 ALPHA = 1.33
 
@@ -149,12 +152,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=7, help="timed repeats per method (median)")
     ap.add_argument("--target-ms", type=float, default=15.0, help="time per timed sample")
     ap.add_argument("--quick", action="store_true", help="large shapes only, 5 repeats")
+    ap.add_argument("--small", action="store_true", help="small decoder-step shapes only")
     ap.add_argument("--losses", action="store_true", help="time the losses instead")
     ap.add_argument("--no-package", action="store_true", help="skip the entmax package")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    shapes = SHAPES[2:] if args.quick else SHAPES
+    shapes = SMALL if args.small else [s for s in SHAPES if s[1] > 1000] if args.quick else SHAPES
     repeats = 5 if args.quick else args.repeats
     with_pkg = not args.no_package
     methods = loss_methods(with_pkg) if args.losses else mapping_methods(with_pkg)

@@ -7,6 +7,7 @@ Algorithm 2 (exact sort-based 1.5-entmax) and the backward pass of section 3.4 (
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import torch
@@ -23,6 +24,146 @@ _METHODS = ("auto", "sort", "fast")
 #: Rows up to this length use the sort path under ``method="auto"``; longer rows use the
 #: sort-free exact path (see :mod:`inflect.sparse._fast`).
 SORT_MAX_D = 256
+
+# ---------------------------------------------------------------------------------------------
+# Lean small-row path. The seq2seq model calls the mappings at every decoder step on many small
+# rows (attention over ~10-40 source positions, outputs over ~30-200 symbols), where the cost is
+# per-operator overhead, not arithmetic. For the common case (float32/float64 logits, the last
+# dimension, no partial sort, the sort algorithm) the functions below run the SAME tensor
+# operations as the general path (``shift_rows`` + ``*_tau_sort`` + ``relu``), so the results
+# are bit-for-bit identical, but without argument re-checks, dtype/layout moves, clones and
+# per-call ``arange``; without grad (``torch.no_grad`` / ``torch.inference_mode``) or when
+# ``x`` needs no gradient they skip ``autograd.Function`` entirely (nothing saved).
+# ---------------------------------------------------------------------------------------------
+
+_LEAN_DTYPES = (torch.float32, torch.float64)
+_RHO: dict[tuple, torch.Tensor] = {}
+
+
+def _rho_cached(d: int, like: torch.Tensor) -> torch.Tensor:
+    """``arange(1, d + 1)`` in ``like``'s dtype and device, cached per (d, dtype, device)."""
+    key = (d, like.dtype, like.device)
+    rho = _RHO.get(key)
+    if rho is None:
+        with torch.inference_mode(False), torch.no_grad():  # a normal tensor even if created
+            rho = torch.arange(1, d + 1, dtype=like.dtype, device=like.device)  # in inference
+        if len(_RHO) < 512:
+            _RHO[key] = rho
+    return rho
+
+
+def _lean_ok(x, dim, k, method) -> bool:
+    """True when ``x``/``dim``/``k``/``method`` take the lean small-row sort path."""
+    if k is not None or not isinstance(x, torch.Tensor) or x.dtype not in _LEAN_DTYPES:
+        return False
+    nd = x.ndim
+    if nd == 0 or type(dim) is not int or not (dim == -1 or dim == nd - 1):
+        return False
+    d = x.shape[-1]
+    if d == 0 or x.numel() == 0:  # no rows: the general path handles (or rejects) it
+        return False
+    return method == "sort" or (method == "auto" and d <= SORT_MAX_D)
+
+
+def _shift_lean(z: torch.Tensor, half: bool):
+    """As ``C.shift_rows(z, 0.5 if half else 1.0)``: ``(x, zs, empty or None)``.
+
+    ``zs = z - max z`` (max 0 for a fully ``-inf`` row) is returned too, for the losses.
+    Sparsemax (``half`` false) skips the floor at -2: entries below ``τ - 1`` never enter the
+    support test ``ρ x_(ρ) > Σ_{j<=ρ} x_(j) - 1`` as true (its margin there is at least
+    ``|x_(ρ)|``, far above the rounding of the cumulative sum for rows of at most a few hundred
+    entries; ``-inf`` compares false), so τ, the support and ``p`` are those of the floored rows.
+    The floor is kept when a row is fully ``-inf`` (its support must not be empty).
+    """
+    m = z.amax(dim=-1, keepdim=True)
+    low = m.min().item()  # one cheap sync; NaN (a NaN row) or -inf: look row by row
+    if low == -math.inf or low != low:
+        empty = m == -math.inf
+        m = m.masked_fill(empty, 0.0)
+    else:
+        empty = None
+    zs = z - m
+    if half:
+        return (zs * 0.5).clamp_(min=-2.0), zs, empty
+    return (zs if empty is None else zs.clamp(min=-2.0)), zs, empty
+
+
+def _sparsemax_lean_parts(z: torch.Tensor):
+    """Sparsemax of rows ``z`` (last dim, float32/64) by sort, with the ops of the general sort
+    path; returns ``(p, zs, empty)`` (see :func:`_shift_lean`)."""
+    x, zs, empty = _shift_lean(z, False)
+    srt = torch.sort(x, dim=-1, descending=True).values
+    cs = srt.cumsum(dim=-1).sub_(1)
+    rho = _rho_cached(x.shape[-1], x)
+    supp = ((rho * srt > cs) * rho).amax(dim=-1, keepdim=True)
+    tau = cs.gather(-1, supp.long().sub_(1)).div_(supp)
+    p = (x - tau).relu_()
+    if empty is not None:
+        p.masked_fill_(empty, 0.0)
+    return p, zs, empty
+
+
+def _entmax15_sqrt_lean_parts(z: torch.Tensor):
+    """``sqrt`` of 1.5-entmax of rows ``z`` by sort (Algorithm 2) with the ops of the general
+    path; returns ``(s, zs, empty)``."""
+    x, zs, empty = _shift_lean(z, True)
+    srt = torch.sort(x, dim=-1, descending=True).values
+    rho = _rho_cached(x.shape[-1], x)
+    mean = srt.cumsum(dim=-1).div_(rho)
+    ss = (srt * srt).cumsum(dim=-1).div_(rho).sub_(mean * mean).mul_(rho)
+    tau = mean.sub_(ss.neg_().add_(1).div_(rho).clamp_(min=0).sqrt_())
+    supp = ((tau <= srt) * rho).amax(dim=-1, keepdim=True)
+    s = x.sub_(tau.gather(-1, supp.long().sub_(1))).relu_()
+    if empty is not None:
+        s.masked_fill_(empty, 0.0)
+    return s, zs, empty
+
+
+def _sparsemax_lean(z: torch.Tensor) -> torch.Tensor:
+    return _sparsemax_lean_parts(z)[0]
+
+
+def _entmax15_sqrt_lean(z: torch.Tensor) -> torch.Tensor:
+    return _entmax15_sqrt_lean_parts(z)[0]
+
+
+def _sparsemax_backward(p: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    s = torch.sign(p)  # support indicator (as floats: faster than a boolean mask)
+    gs = g * s
+    n = s.sum(dim=-1, keepdim=True).clamp_(min=1)
+    v = gs.sum(dim=-1, keepdim=True) / n
+    return gs.sub_(v * s)
+
+
+def _entmax15_backward(s: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    gs = g * s
+    denom = s.sum(dim=-1, keepdim=True).clamp_(min=torch.finfo(s.dtype).tiny)
+    q = gs.sum(dim=-1, keepdim=True) / denom
+    return gs.sub_(q * s)
+
+
+class _SparsemaxLean(Function):
+    @staticmethod
+    def forward(ctx, z):
+        p = _sparsemax_lean(z)
+        ctx.save_for_backward(p)
+        return p
+
+    @staticmethod
+    def backward(ctx, g):
+        return _sparsemax_backward(ctx.saved_tensors[0], g)
+
+
+class _Entmax15Lean(Function):
+    @staticmethod
+    def forward(ctx, z):
+        s = _entmax15_sqrt_lean(z)
+        ctx.save_for_backward(s)
+        return s * s
+
+    @staticmethod
+    def backward(ctx, g):
+        return _entmax15_backward(ctx.saved_tensors[0], g)
 
 
 def _choose(method: str, k: int | None, d: int) -> str:
@@ -88,12 +229,7 @@ class SparsemaxFunction(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (p,) = ctx.saved_tensors
-        s = torch.sign(p)  # support indicator (as floats: faster than a boolean mask)
-        gs = g * s
-        n = s.sum(dim=-1, keepdim=True).clamp_(min=1)
-        v = gs.sum(dim=-1, keepdim=True) / n
-        return gs.sub_(v * s), None, None
+        return _sparsemax_backward(ctx.saved_tensors[0], g), None, None
 
 
 class Entmax15Function(Function):
@@ -111,11 +247,7 @@ class Entmax15Function(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (s,) = ctx.saved_tensors
-        gs = g * s
-        denom = s.sum(dim=-1, keepdim=True).clamp_(min=torch.finfo(s.dtype).tiny)
-        q = gs.sum(dim=-1, keepdim=True) / denom
-        return gs.sub_(q * s), None, None
+        return _entmax15_backward(ctx.saved_tensors[0], g), None, None
 
 
 def _apply(fn, x: torch.Tensor, dim: int, *args) -> torch.Tensor:
@@ -155,6 +287,10 @@ def sparsemax(x: torch.Tensor, dim: int = -1, k: int | None = None, *, method: M
     Raises:
         ValueError: ``x`` not a floating tensor, ``dim`` out of range, ``k < 1``, unknown method.
     """
+    if _lean_ok(x, dim, k, method):
+        if x.requires_grad and torch.is_grad_enabled():
+            return _SparsemaxLean.apply(x)
+        return _sparsemax_lean(x)
     k = C.check_k(k)
     _choose(method, k, 1)
     return _apply(SparsemaxFunction, x, dim, k, method)
@@ -180,6 +316,11 @@ def entmax15(x: torch.Tensor, dim: int = -1, k: int | None = None, *, method: Me
     Raises:
         ValueError: ``x`` not a floating tensor, ``dim`` out of range, ``k < 1``, unknown method.
     """
+    if _lean_ok(x, dim, k, method):
+        if x.requires_grad and torch.is_grad_enabled():
+            return _Entmax15Lean.apply(x)
+        s = _entmax15_sqrt_lean(x)
+        return s.mul_(s)
     k = C.check_k(k)
     _choose(method, k, 1)
     return _apply(Entmax15Function, x, dim, k, method)

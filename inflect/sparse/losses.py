@@ -26,19 +26,31 @@ from torch import nn
 from torch.autograd import Function
 
 from inflect.sparse import _common as C
-from inflect.sparse.activations import entmax15_sqrt_forward, softmax_forward, sparsemax_forward
+from inflect.sparse.activations import (
+    SORT_MAX_D,
+    _entmax15_sqrt_lean_parts,
+    _sparsemax_lean_parts,
+    entmax15_sqrt_forward,
+    softmax_forward,
+    sparsemax_forward,
+)
 from inflect.sparse.root_finding import bisect_forward
 
 _REDUCTIONS = ("none", "sum", "mean")
+_LEAN_KINDS = {"sparsemax": _sparsemax_lean_parts, "entmax15": _entmax15_sqrt_lean_parts}
+
+
+def _shannon(p: torch.Tensor) -> torch.Tensor:
+    """Shannon entropy ``-Σ p log p`` per row ``(N,)`` (``0 log 0 = 0``)."""
+    pos = p > 0
+    return -torch.where(pos, p * torch.log(torch.where(pos, p, 1.0)), 0.0).sum(dim=-1)
 
 
 def _neg_tsallis(p: torch.Tensor, alpha) -> torch.Tensor:
     """``-Ω_α(p) = (1 - Σ p^α)/(α(α-1))`` per row ``(N,)``; Shannon entropy at α = 1."""
-    pos = p > 0
-    shannon = -torch.where(pos, p * torch.log(torch.where(pos, p, 1.0)), 0.0).sum(dim=-1)
     if isinstance(alpha, float):
         if alpha == 1.0:
-            return shannon
+            return _shannon(p)
         if alpha == 2.0:
             pa = p * p
         elif alpha == 1.5:
@@ -46,6 +58,8 @@ def _neg_tsallis(p: torch.Tensor, alpha) -> torch.Tensor:
         else:
             pa = p.pow(alpha)
         return (1 - pa.sum(dim=-1)) / (alpha * (alpha - 1))
+    pos = p > 0
+    shannon = _shannon(p)
     a = alpha.squeeze(-1)
     am = torch.where(a == 1, 2.0, a)
     ts = (1 - torch.where(pos, p.pow(alpha), 0.0).sum(dim=-1)) / (am * (am - 1))
@@ -88,20 +102,28 @@ class FenchelYoungLossFunction(Function):
 
     @staticmethod
     def forward(ctx, z, target, valid, kind, alpha, extra):
-        p = _project(kind, z, alpha, extra)
         a = {"sparsemax": 2.0, "entmax15": 1.5, "softmax": 1.0}.get(kind, alpha)
-        m = z.amax(dim=-1, keepdim=True)
-        empty = m == -torch.inf
-        zs = z - m.masked_fill(empty, 0.0)
+        if extra is None and kind in _LEAN_KINDS and z.shape[0] > 0 and z.shape[-1] <= SORT_MAX_D:
+            # lean small-row path: same ops as the sort path, the row shift computed once
+            p, zs, empty = _LEAN_KINDS[kind](z)
+            if kind == "entmax15":
+                p = p * p
+        else:
+            p = _project(kind, z, alpha, extra)
+            m = z.amax(dim=-1, keepdim=True)
+            empty = m == -torch.inf
+            zs = z - m.masked_fill(empty, 0.0)
         inner = torch.where(p > 0, p * zs, 0.0).sum(dim=-1)
         zy = zs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
         loss = (_neg_tsallis(p, a) + inner - zy).clamp_(min=0)
         loss = torch.where(valid, loss, 0.0)
+        ctx.alpha_is_tensor = isinstance(alpha, torch.Tensor) and kind == "bisect"
+        if not any(ctx.needs_input_grad):  # no grad (e.g. inference_mode): save nothing
+            return loss
         grad = p.clone()
         grad.scatter_add_(-1, target.unsqueeze(-1), torch.full_like(zy, -1.0).unsqueeze(-1))
-        keep = valid.unsqueeze(-1) & ~empty
+        keep = valid.unsqueeze(-1) if empty is None else valid.unsqueeze(-1) & ~empty
         grad = torch.where(keep, grad, 0.0)
-        ctx.alpha_is_tensor = isinstance(alpha, torch.Tensor) and kind == "bisect"
         if ctx.alpha_is_tensor:
             ctx.save_for_backward(grad, p, alpha, keep)
         else:
@@ -143,14 +165,16 @@ def _fy_loss(x, target, kind, alpha, ignore_index, reduction, extra):
         z = z.to(cdt)
     t = target.reshape(-1).long()
     valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= n_classes))
-    if bool(bad.any()):
-        value = int(t[bad][0])
-        raise ValueError(
-            f"target value {value} is outside [0, {n_classes}) and is not ignore_index "
-            f"({ignore_index})"
-        )
-    t = torch.where(valid, t, 0)
+    t_safe = torch.where(valid, t, 0)
+    if t.numel():
+        lo, hi = torch.aminmax(t_safe)  # one pass; the error path looks for the value
+        if int(lo) < 0 or int(hi) >= n_classes:
+            value = int(t[valid & ((t < 0) | (t >= n_classes))][0])
+            raise ValueError(
+                f"target value {value} is outside [0, {n_classes}) and is not ignore_index "
+                f"({ignore_index})"
+            )
+    t = t_safe
     if isinstance(alpha, torch.Tensor):
         alpha = C.alpha_rows(alpha, x, x.ndim - 1).reshape(-1, 1)
     loss = FenchelYoungLossFunction.apply(z, t, valid, kind, alpha, extra)
