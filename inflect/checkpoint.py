@@ -5,7 +5,9 @@ A checkpoint folder holds
 * ``model.safetensors`` — the selected (best-on-dev) weights. Its safetensors metadata key
   ``"sparse_inflect"`` holds one JSON document: format version, model config, vocabularies
   (source, target, UniMorph features, languages), the language specs
-  (:meth:`inflect.languages.LanguageSpec.to_dict`), the training metrics and the software versions.
+  (:meth:`inflect.languages.LanguageSpec.to_dict`), the codec that turns raw text into symbols
+  where the run had one (:mod:`inflect.codec`; e.g. a SentencePiece model, base64), the training
+  metrics and the software versions.
   Loading it needs no training data and executes no pickled code (safetensors holds only tensors).
 * ``metrics.csv`` — one row per epoch (written by :mod:`inflect.train`).
 * ``trainer_state.safetensors`` — what ``inflect train --resume`` needs: the weights at the last
@@ -132,6 +134,7 @@ def save_model(
     metrics: list[dict[str, Any]] | None = None,
     training: dict[str, Any] | None = None,
     state_dict: dict[str, torch.Tensor] | None = None,
+    codec: dict[str, Any] | None = None,
 ) -> None:
     """Write a self-contained model checkpoint (``model.safetensors``) atomically.
 
@@ -142,6 +145,7 @@ def save_model(
         metrics: per-epoch training metrics (JSON-able rows).
         training: other facts about the run (data, seed, best epoch, ...).
         state_dict: the weights to store (default: the model's current ones).
+        codec: the :meth:`inflect.codec.Codec.to_dict` dict of the model's codec, or None.
     """
     path = Path(path)
     if path.suffix != ".safetensors":
@@ -154,6 +158,8 @@ def save_model(
         "training": training or {},
         "versions": versions(),
     }
+    if codec is not None:
+        meta["codec"] = codec
     save_tensors(path, state_dict if state_dict is not None else model.state_dict(), meta)
 
 
@@ -176,11 +182,15 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
     Returns:
         The :class:`~inflect.model.Seq2Seq` in eval mode, with two extra attributes:
         ``language_specs`` (dict name -> :class:`~inflect.languages.LanguageSpec`) and
-        ``checkpoint`` (the JSON metadata: metrics, training facts, versions).
+        ``checkpoint`` (the JSON metadata: metrics, training facts, versions) and ``codec``
+        (the :class:`inflect.codec.Codec` stored with it; where none is stored, a
+        :class:`~inflect.codec.CharCodec` of the model's language when it has exactly one
+        :class:`~inflect.languages.LanguageSpec`, else None).
 
     Raises:
-        CheckpointError: if the file is missing or is not a sparse-inflect checkpoint, or its
-            weights do not match its described architecture.
+        CheckpointError: if the file is missing or is not a sparse-inflect checkpoint, its
+            weights do not match its described architecture, or its codec cannot be rebuilt
+            (e.g. sentencepiece is not installed).
     """
     path = Path(path)
     if path.is_dir():
@@ -195,7 +205,22 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
     model.eval()
     model.language_specs = _language_specs(meta.get("languages", []))
     model.checkpoint = meta
+    model.codec = _codec(path, meta, model.language_specs)
     return model
+
+
+def _codec(path: Path, meta: dict[str, Any], specs: dict[str, Any]) -> Any:
+    """The checkpoint's codec (see :func:`load_model`)."""
+    from inflect.codec import CharCodec, codec_from_dict
+
+    stored = meta.get("codec")
+    if stored is None:
+        values = list(specs.values())
+        return CharCodec(values[0]) if len(values) == 1 and hasattr(values[0], "to_symbols") else None
+    try:
+        return codec_from_dict(stored)
+    except (ValueError, ImportError) as exc:
+        raise CheckpointError(f"{path}: cannot rebuild the codec ({exc})") from None
 
 
 def optimizer_to_tensors(

@@ -234,41 +234,135 @@ def data_check(file: str, fmt: str) -> None:
 
 
 @main.command("evaluate")
-@click.option("--pred", "pred_files", multiple=True, required=True,
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble. "
+                   "Predicts the gold inputs (beam --beam) and adds the sparsity statistics.")
+@click.option("--pred", "pred_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
-              help="Predictions, lemma<TAB>form<TAB>tags (repeatable, one per --gold).")
-@click.option("--gold", "gold_files", multiple=True, required=True,
+              help="Predictions made elsewhere, lemma<TAB>form<TAB>tags (repeatable, one per "
+                   "--gold).")
+@click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
 @click.option("--lang", "languages", multiple=True, metavar="L",
-              help="Language of each pair (default: from the gold file name, german-dev -> german).")
+              help="Language of each --gold file (default: from the file name, german-dev -> "
+                   "german); with --model and no --gold, the language(s) whose --split is read.")
+@click.option("--split", default="dev", show_default=True,
+              help="With --model and no --gold: the shared-task split to evaluate on.")
+@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Beam size k (with --model).")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ... (with --model).")
+@_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
               help="Also write PREFIX.parquet and PREFIX.csv.")
-def evaluate_command(pred_files, gold_files, languages, out_prefix):
-    """Score predictions as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein
-    distance per language, and their macro-average.
+def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
+                     out_prefix):
+    """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
+    per language, and their macro-average; with --model, also the sparsity statistics.
 
     Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
-    counts as the empty prediction. Example: inflect evaluate --pred german.pred --gold
-    german-dev --out results/german.
+    counts as the empty prediction. Examples: inflect evaluate --model runs/de --lang german
+    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
     """
+    import warnings
+
     from rich.console import Console
 
     from inflect.data import DataFormatError
-    from inflect.evaluate import score_files, write_results
-    from inflect.report import scores_table
+    from inflect.evaluate import evaluate_checkpoints, score_files, write_results
+    from inflect.report import evaluation_table, scores_table
+    from inflect.vocab import UnknownSymbolWarning
 
+    if models and pred_files:
+        raise click.UsageError("give either --model (predict here) or --pred (predictions "
+                               "made elsewhere), not both")
+    if not models and not (pred_files and gold_files):
+        raise click.UsageError("give --model with --lang/--split or --gold, or --pred with --gold")
     try:
-        frame = score_files(pred_files, gold_files, languages or None)
+        if models:
+            warnings.simplefilter("ignore", UnknownSymbolWarning)
+            result = evaluate_checkpoints(models, languages, split, gold_files,
+                                          data_dir=data_dir, beam_size=beam, device=device)
+            frame = result.frame
+            table = evaluation_table(
+                frame, f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))")
+            for error in result.errors:
+                click.echo(f"rejected (scored as empty): {error}", err=True)
+        else:
+            frame = score_files(pred_files, gold_files, languages or None)
+            table = scores_table(frame)
     except (DataFormatError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    Console().print(scores_table(frame))
+    Console().print(table)
     if out_prefix:
         try:
             paths = write_results(frame, out_prefix)
         except OSError as exc:
             raise click.ClickException(str(exc)) from None
         click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
+
+
+# --- inflect report ambiguity / inflect explain -------------------------------------------------
+
+
+@main.group()
+def report() -> None:
+    """Reports on a model's predictions."""
+
+
+@report.command("ambiguity")
+@click.option("--model", "models", multiple=True, required=True, type=click.Path(exists=True),
+              help="Checkpoint, or a folder of members; repeat for an ensemble.")
+@click.option("--lang", "languages", multiple=True, metavar="L",
+              help="Language(s) whose --split is read (or of each --gold file).")
+@click.option("--split", default="dev", show_default=True)
+@click.option("--gold", "gold_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
+@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@_DATA_DIR_OPTION
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal.")
+def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file):
+    """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
+    gold form and whether it is in the support.
+
+    Example: inflect report ambiguity --model runs/de --lang german --split dev --out amb.md
+    """
+    import warnings
+    from pathlib import Path
+
+    from inflect.ambiguity import ambiguity_report
+    from inflect.data import DataFormatError
+    from inflect.evaluate import evaluate_checkpoints, write_text
+    from inflect.report import ambiguity_html, ambiguity_markdown, ambiguity_rich
+    from inflect.vocab import UnknownSymbolWarning
+
+    suffix = Path(out_file).suffix.lower() if out_file else None
+    if suffix not in (None, ".md", ".markdown", ".html", ".htm"):
+        raise click.BadParameter(f"{out_file}: the file must end in .md or .html",
+                                 param_hint="--out")
+    warnings.simplefilter("ignore", UnknownSymbolWarning)
+    try:
+        result = evaluate_checkpoints(models, languages, split, gold_files, data_dir=data_dir,
+                                      beam_size=beam, device=device)
+        found = ambiguity_report(result.predictions, result.gold)
+    except (DataFormatError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if out_file is None:
+        from rich.console import Console
+
+        Console().print(ambiguity_rich(found))
+        return
+    title = f"Ambiguity report: {', '.join(languages) or ', '.join(gold_files)} {split}"
+    text = (ambiguity_html(found, title) if suffix in (".html", ".htm")
+            else ambiguity_markdown(found, title))
+    try:
+        write_text(text, out_file)
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {out_file} ({found.ambiguous} ambiguous inputs of {found.inputs})",
+               err=True)
 
 
 # --- inflect predict / inflect models: the main job -------------------------------------------
@@ -402,6 +496,141 @@ def models_command(models_dir):
     from inflect.report import models_table
 
     Console().print(models_table(entries))
+
+
+# --- inflect explain: attention of one prediction -----------------------------------------------
+
+
+@main.command("explain")
+@click.argument("lemma")
+@click.argument("tags")
+@click.option("--lang", default=None, help="Language: any name or code.")
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
+                   "shipped model of --lang.")
+@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
+              help="Also write the heat map as a PNG (needs matplotlib: the 'plot' extra).")
+@click.option("--device", default="cpu", show_default=True)
+@_MODELS_DIR_OPTION
+def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
+    """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
+    symbols (columns), weights in percent, exact zeros blank.
+
+    Example: inflect explain --lang german Haus "N;DAT;PL" --png haus.png
+    """
+    import warnings
+
+    from rich.console import Console
+
+    from inflect.evaluate import checkpoint_members
+    from inflect.explain import explain
+    from inflect.models import NoDefaultModelError
+    from inflect.predict import load_predictor
+    from inflect.report import attention_heatmap, attention_png, prediction_table
+    from inflect.vocab import UnknownSymbolWarning
+
+    warnings.simplefilter("ignore", UnknownSymbolWarning)
+    try:
+        members = checkpoint_members(models) if models else None
+        predictor = load_predictor(members, lang, models_dir=models_dir, device=device,
+                                   beam_size=beam)
+        found = explain(predictor, lemma, tags, lang)
+    except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    console = Console()
+    console.print(prediction_table(found.prediction))
+    console.print(attention_heatmap(found))
+    if png:
+        try:
+            attention_png(found, png)
+        except (RuntimeError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {png}", err=True)
+
+
+# --- inflect translate: sentences with a translation checkpoint -------------------------------
+
+
+@main.command("translate")
+@click.argument("sentences", nargs=-1)
+@click.option("--model", "models", multiple=True, required=True, type=click.Path(exists=True),
+              help="Translation checkpoint (folder or .safetensors; its subword model is inside); "
+                   "repeat for an ensemble.")
+@click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Read sentences from FILE ('-': standard input), one a line.")
+@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Beam size k.")
+@click.option("--max-forms", type=click.IntRange(min=1), default=100, show_default=True,
+              help="List at most this many translations per sentence (then: 'more than N').")
+@click.option("--support", type=click.Choice(["auto", "always", "never"]), default="never",
+              show_default=True,
+              help="never: the beam's n-best list; auto: widen the beam (up to 20) where it is "
+                   "not certified full support; always: enumerate best-first (slow).")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "text"]),
+              default=None,
+              help="Output: table (default on a terminal), tsv (default in a pipe: sentence, "
+                   "empty tags, pair, certificate, count, then translation/probability pairs), "
+                   "jsonl, or text (the best translation, one a line).")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ...")
+def translate_command(sentences, models, input_path, beam, max_forms, support, out_format,
+                      device):
+    """Translate SENTENCES (or --input FILE, or standard input when neither is given) with a
+    checkpoint that carries its subword model: the n-best translations, their probabilities and
+    a certificate of exact search.
+
+    Example: inflect translate --model runs/mt/out-entmax15_att-entmax15 "Ein Hund läuft."
+    """
+    import sys
+    import warnings
+
+    from inflect.predict import InputError
+    from inflect.report import prediction_jsonl, prediction_table, prediction_tsv
+    from inflect.translate import SentenceQuery, Translator, read_sentences
+    from inflect.vocab import UnknownSymbolWarning
+
+    if sentences and input_path is not None:
+        raise click.UsageError("give either SENTENCES or --input FILE, not both")
+    fmt = out_format or ("table" if sys.stdout.isatty() else "tsv")
+    warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
+    try:
+        translator = Translator.from_checkpoints(models, device, beam_size=beam,
+                                                 max_forms=max_forms, support=support)
+        if sentences:
+            queries = iter([SentenceQuery(s, "<argument>", i + 1)
+                            for i, s in enumerate(sentences)])
+        else:
+            queries = read_sentences(input_path or "-")
+    except (ValueError, ImportError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    console = None
+    if fmt == "table":
+        from rich.console import Console
+
+        console = Console()
+
+    def text(pred):
+        return pred.best.form if pred.best is not None else ""
+
+    render = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}.get(fmt)
+    try:
+        for pred in translator.stream(queries):
+            if console is not None:
+                console.print(prediction_table(pred))
+                continue
+            sys.stdout.write(render(pred) + "\n")
+            sys.stdout.flush()
+            for note in pred.warnings:
+                click.echo(f"warning: {pred.source}:{pred.line}: {note}", err=True)
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+    except (InputError, ValueError, OSError) as exc:
+        sys.stdout.flush()
+        raise click.ClickException(str(exc)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,6 +29,13 @@ Sparsity statistics (as discussed in Peters, Niculae & Martins, 2019, "Sparse Se
 Models", for inflection): pure functions over simple inputs — per-input lists of string probabilities,
 certificates, per-step output support sizes, attention matrices — plus
 :func:`sparsity_from_search`, which collects those inputs from :mod:`inflect.search` results.
+
+Evaluating a model or an ensemble (:func:`evaluate_checkpoints`, :func:`evaluate_predictor`):
+the gold inputs are predicted by :class:`inflect.predict.Predictor` (beam 5, widened where the
+support is not certified), the most probable forms are scored as above, and the statistics are
+added per language; the output support sizes of the best string's steps come from a
+teacher-forced pass of the model along it (:func:`teacher_forced`). :func:`paper_table` turns
+per-run accuracies into the shape of Table 1 of Peters, Niculae & Martins (2019).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -339,6 +347,15 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         The path written.
     """
     return _atomic_write(Path(path), lambda temp: frame.to_csv(temp, index=False, encoding="utf-8"))
+
+
+def write_text(text: str, path: str | os.PathLike[str]) -> Path:
+    """Write UTF-8 text atomically (temporary file in the same folder + rename).
+
+    Returns:
+        The path written.
+    """
+    return _atomic_write(Path(path), lambda temp: Path(temp).write_text(text, encoding="utf-8"))
 
 
 def write_results(frame: pd.DataFrame, prefix: str | os.PathLike[str]) -> tuple[Path, Path]:
@@ -650,3 +667,361 @@ def sparsity_from_search(
         lengths if source_lengths is not None else None,
         incomplete=sum(not s.complete for s in supports),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# evaluating a model (or an ensemble): predict with the Predictor, score, add the statistics
+
+#: Sparsity columns added by :func:`evaluate_predictor` after :data:`SCORE_COLUMNS`.
+SPARSITY_COLUMNS: tuple[str, ...] = (
+    "inputs",
+    "rejected",
+    "single_string",
+    "full_support",
+    "mode_only",
+    "mean_strings",
+    "incomplete",
+    "mean_step_support",
+    "mean_attended",
+    "attention_density",
+)
+
+
+def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The checkpoints of a model or an ensemble.
+
+    Each path is a checkpoint (a ``.safetensors`` file, or a folder holding
+    ``model.safetensors``), or a folder of members: its immediate subfolders holding a
+    ``model.safetensors``, in name order.
+
+    Returns:
+        The member paths, in order (at least one).
+
+    Raises:
+        FileNotFoundError: a path that does not exist, or a folder with no checkpoint in it or
+            in its subfolders.
+    """
+    from inflect.checkpoint import MODEL_FILE
+
+    members: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such checkpoint or folder")
+        if path.is_file() or (path / MODEL_FILE).is_file():
+            members.append(path)
+            continue
+        found = sorted(d for d in path.iterdir() if (d / MODEL_FILE).is_file())
+        if not found:
+            raise FileNotFoundError(
+                f"{path}: neither a checkpoint ({MODEL_FILE}) nor a folder of checkpoints"
+            )
+        members.extend(found)
+    if not members:
+        raise FileNotFoundError("no checkpoint given")
+    return members
+
+
+def teacher_forced(
+    model: Any, batch: Any, outputs: Sequence[Sequence[int]]
+) -> list[tuple[list[int], torch.Tensor]]:
+    """Run a Decodable along given output strings and record each step's output support size.
+
+    The decoder is fed BOS, then the string's own symbols (teacher forcing), for
+    ``len(tokens) + 1`` steps: one per emitted symbol and the last one that emits EOS — the same
+    steps (and so the same distributions) as the search that found the string.
+
+    Args:
+        model: a Decodable (:class:`inflect.model.Seq2Seq` or :class:`inflect.search.Ensemble`).
+        batch: its encoded batch of B inputs.
+        outputs: B target id sequences without BOS/EOS (e.g. ``Hypothesis.tokens``).
+
+    Returns:
+        Per input: the number of nonzero output probabilities at each of the ``len + 1`` steps
+        (ints >= 1), and the attention rows of those steps, float32 [len + 1, S] on the CPU.
+
+    Raises:
+        ValueError: ``len(outputs)`` differs from the batch size.
+    """
+    import torch
+
+    n = model.batch_size(batch)
+    if len(outputs) != n:
+        raise ValueError(f"{len(outputs)} output strings for a batch of {n} inputs")
+    steps = max((len(o) for o in outputs), default=0) + 1
+    sizes: list[list[int]] = [[] for _ in range(n)]
+    rows: list[list[torch.Tensor]] = [[] for _ in range(n)]
+    with torch.inference_mode():
+        state = model.start(batch)
+        prev = torch.full((n,), model.bos_id, dtype=torch.long)
+        for t in range(steps):
+            probs, attention, state = model.step(state, prev)
+            counts = torch.count_nonzero(probs, dim=-1).tolist()
+            attention = attention.detach().float().cpu()
+            for i, out in enumerate(outputs):
+                if t <= len(out):
+                    sizes[i].append(int(counts[i]))
+                    rows[i].append(attention[i])
+            prev = torch.tensor(
+                [out[t] if t < len(out) else model.eos_id for out in outputs], dtype=torch.long
+            )
+    return [(s, torch.stack(r)) for s, r in zip(sizes, rows, strict=True)]
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate_predictor` computed.
+
+    Attributes:
+        frame: one row per language and a :data:`MACRO` row; columns :data:`SCORE_COLUMNS`,
+            then :data:`SPARSITY_COLUMNS`, then ``members`` (ensemble size) and ``beam``.
+        gold: the gold inputs, in order.
+        searched: per gold input, the :class:`inflect.predict.Searched` (record + search result),
+            or None where the model could not take the input (``rejected``; e.g. a UniMorph
+            feature unseen in training), which is scored as an empty prediction.
+        errors: per rejected input, the reason.
+    """
+
+    frame: pd.DataFrame
+    gold: list[Example]
+    searched: list[Any]
+    errors: list[str]
+
+    @property
+    def predictions(self) -> list[Any]:
+        """The :class:`inflect.predict.Prediction` records (rejected inputs left out)."""
+        return [s.prediction for s in self.searched if s is not None]
+
+
+def evaluate_predictor(predictor: Any, gold: Sequence[Example]) -> Evaluation:
+    """Predict every gold input with a :class:`inflect.predict.Predictor`, score the most probable
+    forms with :func:`score_predictions` and add the sparsity statistics per language.
+
+    The statistics of an input use its record (the forms and the certificate of
+    :meth:`Predictor.run_detailed <inflect.predict.Predictor.run_detailed>`), the attention of
+    the best token string (``beam.best.attention``, padding columns left out) and that string's
+    per-step output support sizes (:func:`teacher_forced`). ``incomplete`` counts records that
+    are not certified full support (their ``mean_strings`` contribution is a lower bound).
+    The :data:`MACRO` row holds the unweighted mean over languages of each share and mean, and
+    the sums of the counts.
+
+    Args:
+        predictor: the predictor (its beam size, support mode and members are used as set).
+        gold: the gold inputs with their forms.
+
+    Returns:
+        An :class:`Evaluation`.
+
+    Raises:
+        ValueError: no gold input, or as :func:`score_predictions`.
+        UnknownLanguageError: a gold language with no spec.
+    """
+    import pandas as pd
+
+    from inflect.predict import InputError
+    from inflect.vocab import UnknownSymbolWarning
+
+    gold = list(gold)
+    if not gold:
+        raise ValueError("no gold examples to evaluate on")
+    searched: list[Any] = [None] * len(gold)
+    errors: list[str] = []
+    pending: list[tuple[int, Any]] = []
+
+    def flush() -> None:
+        if not pending:
+            return
+        items = [item for _, item in pending]
+        results = predictor.run_detailed(items)
+        best = [r.beam.best for r in results]
+        forced = teacher_forced(
+            predictor.decodable, predictor.batch(items), [h.tokens if h else [] for h in best]
+        )
+        for (index, _), result, h, (sizes, _rows) in zip(
+            pending, results, best, forced, strict=True
+        ):
+            searched[index] = result
+            step_supports[index] = sizes if h is not None else []
+        pending.clear()
+
+    step_supports: list[list[int]] = [[] for _ in gold]
+    for index, example in enumerate(gold):
+        try:
+            with warnings.catch_warnings():  # unseen symbols: kept in the record's warnings
+                warnings.simplefilter("ignore", UnknownSymbolWarning)
+                pending.append((index, predictor.prepare(example)))
+        except InputError as exc:
+            errors.append(str(exc))
+            continue
+        if len(pending) >= predictor.chunk_size:
+            flush()
+    flush()
+
+    predictions = []
+    for example, result in zip(gold, searched, strict=True):
+        if result is not None:
+            best = result.prediction.best
+            predictions.append(
+                Example(example.lemma, example.tags, best.form if best else "", example.language)
+            )
+    frame = score_predictions(predictions, gold)
+    rows = []
+    for language in frame["language"][:-1]:
+        chosen = [i for i, e in enumerate(gold) if e.language == language]
+        done = [i for i in chosen if searched[i] is not None]
+        records = [searched[i].prediction for i in done]
+        attentions, lengths = [], []
+        for i in done:
+            h = searched[i].beam.best
+            if h is not None and h.attention is not None:
+                attentions.append(h.attention)
+                lengths.append(len(searched[i].prepared.symbols))
+        stats = sparsity_statistics(
+            [[f.probability for f in r.forms] for r in records],
+            [r.certificate for r in records],
+            [step_supports[i] for i in done],
+            attentions,
+            lengths,
+            incomplete=sum(not r.complete for r in records),
+        ).to_dict()
+        stats["rejected"] = len(chosen) - len(done)
+        rows.append(stats)
+    stats_frame = pd.DataFrame(rows, columns=list(SPARSITY_COLUMNS))
+    counts = ("inputs", "rejected", "incomplete")
+    macro = {c: (int(stats_frame[c].sum()) if c in counts else float(stats_frame[c].mean()))
+             for c in SPARSITY_COLUMNS}
+    stats_frame = pd.concat([stats_frame, pd.DataFrame([macro])], ignore_index=True)
+    for column in SPARSITY_COLUMNS:
+        stats_frame[column] = stats_frame[column].astype("int64" if column in counts else "float64")
+    frame = pd.concat([frame, stats_frame], axis=1)
+    frame["members"] = len(predictor.members)
+    frame["beam"] = predictor.beam_size
+    return Evaluation(frame, gold, searched, errors)
+
+
+def load_gold(
+    languages: Sequence[str] = (),
+    split: str = "dev",
+    gold_files: Sequence[str | os.PathLike[str]] = (),
+    data_dir: str | os.PathLike[str] | None = None,
+) -> list[Example]:
+    """The gold inputs of an evaluation: files, or a shared-task split per language.
+
+    Args:
+        languages: language names or aliases; with ``gold_files``, one per file (default: from
+            the file names), else the languages whose ``split`` is read.
+        split: a split of :func:`inflect.data.load_split` (``"dev"``, ...), read for each of
+            ``languages`` when no gold file is given.
+        gold_files: gold files (``lemma<TAB>form<TAB>tags``).
+        data_dir: the data folder for ``split`` (default: :func:`inflect.datasets.data_dir`).
+
+    Raises:
+        ValueError: neither files nor languages, or mismatched counts; UnknownLanguageError.
+        FileNotFoundError: a missing split file; DataFormatError: a malformed line.
+    """
+    from inflect.data import load_split
+    from inflect.languages import resolve
+
+    if gold_files:
+        if languages and len(languages) != len(gold_files):
+            raise ValueError(
+                f"{len(languages)} language(s) for {len(gold_files)} gold file(s); give one "
+                "--lang per --gold, or none to take the language from the file names"
+            )
+        names = [resolve(n).name for n in
+                 (languages or [language_from_filename(p) for p in gold_files])]
+        gold: list[Example] = []
+        for path, name in zip(gold_files, names, strict=True):
+            gold.extend(read_examples(path, name))
+        return gold
+    if not languages:
+        raise ValueError("give the language(s) (--lang) or gold files (--gold)")
+    gold = []
+    for name in languages:
+        gold.extend(load_split(resolve(name).name, split, data_dir))
+    return gold
+
+
+def evaluate_checkpoints(
+    models: Sequence[str | os.PathLike[str]],
+    languages: Sequence[str] = (),
+    split: str = "dev",
+    gold_files: Sequence[str | os.PathLike[str]] = (),
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    beam_size: int = 5,
+    device: str = "cpu",
+) -> Evaluation:
+    """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
+
+    Args:
+        models: checkpoints or folders of members (see :func:`checkpoint_members`); several
+            form an :class:`inflect.search.Ensemble`.
+        languages, split, gold_files, data_dir: the gold inputs (see :func:`load_gold`).
+        beam_size: beam size k (the predictor widens it where the support is not certified).
+        device: torch device of the models.
+
+    Returns:
+        As :func:`evaluate_predictor`.
+
+    Raises:
+        FileNotFoundError, CheckpointError, ValueError: as the functions called.
+    """
+    from inflect.predict import Predictor
+
+    predictor = Predictor.from_checkpoints(
+        checkpoint_members(models), device=device, beam_size=beam_size
+    )
+    return evaluate_predictor(predictor, load_gold(languages, split, gold_files, data_dir))
+
+
+# --------------------------------------------------------------------------------------------
+# the paper's table (Peters, Niculae & Martins 2019, Table 1: inflection accuracy)
+
+#: Columns of the long-format results that :func:`paper_table` reads.
+GRID_COLUMNS: tuple[str, ...] = ("setting", "output", "attention", "language", "member",
+                                 "accuracy")
+#: ``member`` value of an ensemble's row (other rows: ``"seed <n>"``).
+ENSEMBLE = "ensemble"
+
+
+def paper_table(results: pd.DataFrame, settings: Sequence[str] = ("high", "medium")) -> pd.DataFrame:
+    """The paper's table shape from per-run accuracies.
+
+    Args:
+        results: long format, one row per (setting, output mapping, attention mapping, language,
+            member) with the accuracy in percent (see :data:`GRID_COLUMNS`); ``member`` is
+            ``"seed <n>"`` for a single model and :data:`ENSEMBLE` for the ensemble of the seeds.
+        settings: the column groups, in order (those absent from ``results`` are left out).
+
+    Returns:
+        One row per (output, attention), in order of first appearance; columns ``output``,
+        ``attention``, then per setting ``"<setting> mean"`` (per language the mean over seeds,
+        then the unweighted mean over languages) and ``"<setting> ensemble"`` (the ensemble's
+        accuracy, macro-averaged over languages); NaN where a cell has no run.
+
+    Raises:
+        ValueError: a missing column.
+    """
+    import pandas as pd
+
+    missing = [c for c in GRID_COLUMNS if c not in results.columns]
+    if missing:
+        raise ValueError(f"results lack column(s) {', '.join(missing)}")
+    rows = list(dict.fromkeys(zip(results["output"], results["attention"], strict=True)))
+    present = [s for s in settings if s in set(results["setting"])]
+    single = results[results["member"] != ENSEMBLE]
+    ensemble = results[results["member"] == ENSEMBLE]
+    keys = ["setting", "output", "attention"]
+    mean = (single.groupby([*keys, "language"])["accuracy"].mean()
+            .groupby(level=keys).mean())
+    ens = ensemble.groupby([*keys, "language"])["accuracy"].mean().groupby(level=keys).mean()
+    table = []
+    for output, attention in rows:
+        row: dict[str, Any] = {"output": output, "attention": attention}
+        for setting in present:
+            row[f"{setting} mean"] = float(mean.get((setting, output, attention), math.nan))
+            row[f"{setting} ensemble"] = float(ens.get((setting, output, attention), math.nan))
+        table.append(row)
+    columns = ["output", "attention"] + [f"{s} {k}" for s in present for k in ("mean", ENSEMBLE)]
+    return pd.DataFrame(table, columns=columns)

@@ -69,6 +69,7 @@ __all__ = [
     "InputError",
     "Prediction",
     "Predictor",
+    "Searched",
     "SupportMode",
     "load_predictor",
     "make_query",
@@ -200,6 +201,22 @@ class Prediction:
             "source": self.source,
             "line": self.line,
         }
+
+
+class Searched(NamedTuple):
+    """A prediction with the search result it was made from (for evaluation and explanation).
+
+    Attributes:
+        prediction: the record.
+        beam: the beam search result that gave the record's list (the widest one accepted
+            under ``support="auto"``); ``beam.best`` is the most probable token string found,
+            with its attention matrix.
+        prepared: the validated query (its model symbols, language spec, features).
+    """
+
+    prediction: Prediction
+    beam: SearchResult
+    prepared: _Prepared
 
 
 @dataclass
@@ -458,6 +475,12 @@ class Predictor:
                 warnings.warn(note, UnknownSymbolWarning, stacklevel=3)
         return _Prepared(query, spec, symbols, query.tags.features, notes)
 
+    def batch(self, items: Sequence[_Prepared]) -> Any:
+        """Encode prepared queries as one batch for :attr:`decodable` (its ``start``): the model's
+        :class:`~inflect.model.Batch`, or a :class:`~inflect.search.MemberBatches` for an
+        ensemble."""
+        return self._batch(items)
+
     def _batch(self, items: Sequence[_Prepared]) -> Any:
         def encode(model: Seq2Seq) -> Any:
             return model.make_batch(
@@ -526,6 +549,13 @@ class Predictor:
     def run(self, items: Sequence[_Prepared]) -> list[Prediction]:
         """Search a chunk of prepared queries together; one record each, in order.
 
+        See :meth:`run_detailed`, which also returns the search results.
+        """
+        return [searched.prediction for searched in self.run_detailed(items)]
+
+    def run_detailed(self, items: Sequence[_Prepared]) -> list[Searched]:
+        """Search a chunk of prepared queries together; a :class:`Searched` each, in order.
+
         Beam search with k = :attr:`beam_size`; then, for ``support="auto"``, the inputs whose
         beam is not certified full support are searched again together with a beam 4 times as
         wide (n-best = width), until every one is certified or the width reached
@@ -556,7 +586,7 @@ class Predictor:
                 found = enumerate_support(self.decodable, self._batch(items), self.max_forms,
                                           max_len)
                 supports = dict(enumerate(found))
-        return [self._record(item, first[i], best[i], supports.get(i))
+        return [Searched(self._record(item, first[i], best[i], supports.get(i)), best[i], item)
                 for i, item in enumerate(items)]
 
     def stream(self, queries: Iterable[Example]) -> Iterator[Prediction]:
@@ -571,6 +601,15 @@ class Predictor:
             DataFormatError: a malformed input line (from :func:`read_queries`).
             UnknownLanguageError: an unknown language name.
         """
+        for searched in self.stream_detailed(queries):
+            yield searched.prediction
+
+    def stream_detailed(self, queries: Iterable[Example]) -> Iterator[Searched]:
+        """As :meth:`stream`, yielding each record with its search result (:class:`Searched`).
+
+        Raises:
+            As :meth:`stream`.
+        """
         pending: list[_Prepared] = []
         iterator = iter(queries)
         while True:
@@ -582,12 +621,12 @@ class Predictor:
             except Exception as exc:
                 error = exc
             if error is not None:
-                yield from self.run(pending)
+                yield from self.run_detailed(pending)
                 raise error
             if len(pending) >= self.chunk_size:
-                yield from self.run(pending)
+                yield from self.run_detailed(pending)
                 pending = []
-        yield from self.run(pending)
+        yield from self.run_detailed(pending)
 
     def predict(self, lemma: str, tags: str | TagBundle, language: str | None = None) -> Prediction:
         """Predict for one lemma and tag bundle (see :meth:`stream`).

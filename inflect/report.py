@@ -13,8 +13,10 @@ from rich.text import Text
 if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the data rooms
     import pandas as pd
 
+    from inflect.ambiguity import AmbiguityReport
     from inflect.data import DataFormatError, ReadStats
     from inflect.datasets import LanguageSummary, Manifest
+    from inflect.explain import Explanation
     from inflect.models import ShippedModel
     from inflect.predict import Prediction
     from inflect.stats import SplitStats
@@ -270,3 +272,238 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
             about or "—",
         )
     return table
+
+
+# --- inflect evaluate --model / inflect report ambiguity / inflect explain ---------------------
+
+
+def _share(value: float) -> str:
+    return "—" if value != value else f"{100.0 * value:.1f}"
+
+
+def _mean(value: float) -> str:
+    return "—" if value != value else f"{value:.2f}"
+
+
+def _frame_table(frame: pd.DataFrame, title: str, columns: list) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    columns = [c for c in columns if c[1] in frame.columns]
+    for header, key, _ in columns:
+        table.add_column(header, justify="left" if key == "language" else "right", no_wrap=True,
+                         min_width=len(header))
+    last = len(frame) - 1
+    for i, row in enumerate(frame.to_dict("records")):
+        table.add_row(*(fmt(row[key]) for _, key, fmt in columns),
+                      style="bold" if i == last and len(frame) > 1 else None,
+                      end_section=i == last - 1)
+    return table
+
+
+def evaluation_table(frame: pd.DataFrame, title: str = "evaluation") -> Group:
+    """The frame of :func:`inflect.evaluate.evaluate_predictor` as two tables, one row per
+    language and the macro-average last: the shared task's scores (accuracy in percent, mean
+    Levenshtein distance, 2 decimals as the scorer prints them; inputs the model rejected), then
+    the sparsity statistics (shares in percent, 1 decimal; means at 2 decimals)."""
+    def count(v: int) -> str:
+        return f"{v:,}"
+
+    scores = [
+        ("language", "language", str), ("n", "n", count),
+        ("accuracy %", "accuracy", lambda v: f"{v:.2f}"),
+        ("levenshtein", "levenshtein", lambda v: f"{v:.2f}"),
+        ("missing", "missing", count), ("rejected", "rejected", count),
+    ]
+    sparsity = [
+        ("language", "language", str),
+        ("1-str %", "single_string", _share),
+        ("full %", "full_support", _share),
+        ("mode %", "mode_only", _share),
+        ("strings", "mean_strings", _mean),
+        ("step", "mean_step_support", _mean),
+        ("attended", "mean_attended", _mean),
+        ("dens. %", "attention_density", _share),
+    ]
+    return Group(_frame_table(frame, title, scores),
+                 _frame_table(frame, "sparsity", sparsity),
+                 Text("1-str: all probability on one form; full / mode: certified full support / "
+                      "mode only; strings: forms of nonzero probability; step: output support "
+                      "size per decoding step; attended: source symbols per output symbol; dens.: "
+                      "nonzero attention weights / all", style="dim"))
+
+
+def _forms_text(forms: Sequence[tuple[str, float]], gold: str | None) -> list[tuple[str, str, bool]]:
+    return [(form, _probability(p), form == gold) for form, p in forms]
+
+
+def _summary_lines(report: AmbiguityReport) -> list[str]:
+    lines = [
+        f"inputs: {report.inputs:,}",
+        f"ambiguous (more than one nonzero-probability form): {report.ambiguous:,} "
+        f"({_share(report.ambiguous_share)} %)",
+        f"tag bundles with ambiguous inputs: {len(report.groups):,}",
+    ]
+    if report.with_gold:
+        lines.append(f"gold form in the support: {report.gold_in_support:,} of "
+                     f"{report.with_gold:,} ambiguous inputs with gold")
+    if report.incomplete:
+        lines.append(f"not certified full support (list may be incomplete): "
+                     f"{report.incomplete:,}")
+    return lines
+
+
+def ambiguity_rich(report: AmbiguityReport) -> Group:
+    """The ambiguity report for a terminal: summary counts, then one table per tag bundle
+    (lemma, forms with probabilities — the gold form in green —, gold, gold in support)."""
+    parts: list = [Text("\n".join(_summary_lines(report)), style="bold")]
+    for group in report.groups:
+        table = Table(title=f"{group.tags}  ({len(group.inputs)})", title_justify="left",
+                      box=box.SIMPLE_HEAD)
+        table.add_column("lemma")
+        table.add_column("forms (probability)", overflow="fold")
+        table.add_column("gold")
+        table.add_column("gold in support", justify="center")
+        for item in group.inputs:
+            text = Text()
+            for j, (form, p, is_gold) in enumerate(_forms_text(item.forms, item.gold)):
+                if j:
+                    text.append(", ")
+                text.append(form, style="green" if is_gold else None)
+                text.append(f" ({p})", style="dim")
+            hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
+            if item.gold_in_support is False and not item.complete:
+                hit = "no (list incomplete)"
+            table.add_row(item.lemma, text, item.gold or "—", hit)
+        parts.append(table)
+    return Group(*parts)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def ambiguity_markdown(report: AmbiguityReport, title: str = "Ambiguity report") -> str:
+    """The ambiguity report as Markdown: summary list, then one table per tag bundle."""
+    lines = [f"# {title}", ""]
+    lines += [f"- {line}" for line in _summary_lines(report)]
+    for group in report.groups:
+        lines += ["", f"## {_md_cell(group.tags)} ({len(group.inputs)})", "",
+                  "| lemma | forms (probability) | gold | gold in support |",
+                  "|---|---|---|---|"]
+        for item in group.inputs:
+            forms = ", ".join(
+                (f"**{_md_cell(f)}**" if g else _md_cell(f)) + f" ({p})"
+                for f, p, g in _forms_text(item.forms, item.gold)
+            )
+            hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
+            lines.append(f"| {_md_cell(item.lemma)} | {forms} | {_md_cell(item.gold or '—')} "
+                         f"| {hit} |")
+    return "\n".join(lines) + "\n"
+
+
+def ambiguity_html(report: AmbiguityReport, title: str = "Ambiguity report") -> str:
+    """The ambiguity report as a standalone HTML page (text escaped)."""
+    from html import escape
+
+    out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
+           f"<title>{escape(title)}</title></head><body>", f"<h1>{escape(title)}</h1>", "<ul>"]
+    out += [f"<li>{escape(line)}</li>" for line in _summary_lines(report)]
+    out.append("</ul>")
+    for group in report.groups:
+        out.append(f"<h2>{escape(group.tags)} ({len(group.inputs)})</h2>")
+        out.append("<table><tr><th>lemma</th><th>forms (probability)</th><th>gold</th>"
+                   "<th>gold in support</th></tr>")
+        for item in group.inputs:
+            forms = ", ".join(
+                (f"<b>{escape(f)}</b>" if g else escape(f)) + f" ({p})"
+                for f, p, g in _forms_text(item.forms, item.gold)
+            )
+            hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
+            out.append(f"<tr><td>{escape(item.lemma)}</td><td>{forms}</td>"
+                       f"<td>{escape(item.gold or '—')}</td><td>{hit}</td></tr>")
+        out.append("</table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def attention_heatmap(explanation: Explanation) -> Table:
+    """The attention matrix as a terminal heat map: rows are target symbols (then ``</s>``),
+    columns source symbols; a nonzero weight is a shaded cell showing the weight in percent
+    (rounded; ``·`` below 0.5 %), an exact zero is blank."""
+    matrix = explanation.attention
+    table = Table(title=f"attention: {explanation.prediction.lemma} "
+                        f"{explanation.prediction.tags}", box=box.SIMPLE, padding=(0, 0))
+    table.add_column("", justify="right", no_wrap=True)
+    for symbol in explanation.source:
+        table.add_column(symbol, justify="center", width=4, no_wrap=True)
+    for label, row in zip(explanation.target, matrix, strict=True):
+        cells = []
+        for weight in row:
+            weight = float(weight)
+            if weight == 0.0:
+                cells.append(Text(""))
+                continue
+            level = round(80 + 175 * (1.0 - weight))
+            shown = f"{round(100 * weight)}" if weight >= 0.005 else "·"
+            cells.append(Text(shown.center(4), style=f"black on rgb({level},{level},255)"))
+        table.add_row(label, *cells)
+    return table
+
+
+def attention_png(explanation: Explanation, path: str) -> None:
+    """Write the attention matrix as a PNG heat map with matplotlib (zeros white).
+
+    Raises:
+        RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RuntimeError(
+            "--png needs matplotlib: pip install 'sparse-inflect[plot]' (or pip install "
+            "matplotlib)"
+        ) from None
+    import os
+    import tempfile
+
+    matrix = explanation.attention
+    rows, cols = matrix.shape
+    fig, ax = plt.subplots(figsize=(1.0 + 0.45 * cols, 1.0 + 0.4 * rows))
+    try:
+        import numpy as np
+
+        cmap = plt.get_cmap("Blues").with_extremes(bad="white")  # exact zeros: no attention
+        ax.imshow(np.ma.masked_equal(matrix, 0.0), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+        ax.set_xticks(range(cols), labels=explanation.source)
+        ax.set_yticks(range(rows), labels=explanation.target)
+        ax.set_xlabel("source (lemma)")
+        ax.set_ylabel("output")
+        ax.set_title(f"{explanation.prediction.lemma} {explanation.prediction.tags}")
+        folder = os.path.dirname(os.path.abspath(path))
+        handle, temp = tempfile.mkstemp(dir=folder, suffix=".png")
+        os.close(handle)
+        try:
+            fig.savefig(temp, format="png", bbox_inches="tight")
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+    finally:
+        plt.close(fig)
+
+
+def frame_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
+    """A DataFrame as a Markdown table: floats at ``digits`` decimals, NaN as an em dash, ``|``
+    escaped."""
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return "—" if value != value else f"{value:.{digits}f}"
+        return _md_cell(str(value))
+
+    lines = ["| " + " | ".join(_md_cell(str(c)) for c in frame.columns) + " |",
+             "|" + "|".join("---" if i < 2 else "---:" for i in range(len(frame.columns))) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -46,6 +46,7 @@ __all__ = [
     "build_model",
     "evaluate",
     "items_from_examples",
+    "items_from_texts",
     "load_data",
     "load_model",
     "make_batch",
@@ -74,14 +75,37 @@ class Item:
     target: tuple[str, ...]
 
 
+#: ``dev_score(predictions, items) -> float``: a model-selection score on dev, higher is better.
+DevScore = Callable[[Sequence[tuple[str, ...]], Sequence[Item]], float]
+
+
 @dataclass
 class TrainingData:
-    """Training and dev items with the language specs they came from."""
+    """Training and dev items with what the checkpoint must remember about them.
+
+    Attributes:
+        train, dev: the items (symbol level).
+        languages: :class:`~inflect.languages.LanguageSpec` objects (stored in the checkpoint).
+        description: JSON-able facts about the data (stored; a resumed run must match them).
+        codec: the :class:`~inflect.codec.Codec` that made the items' symbols from raw text
+            (e.g. a SentencePiece model for translation), or None; its dict is stored in the
+            checkpoint so that :func:`~inflect.checkpoint.load_model` rebuilds it
+            (``model.codec``) without side files.
+        dev_score: the model-selection score, or None for exact-match accuracy of greedy
+            decoding in percent. Called after every epoch with the greedy outputs (symbol tuples,
+            in dev order) and the dev items; e.g. corpus BLEU of the detokenised outputs.
+        dev_score_name: what ``dev_score`` measures (for messages and the checkpoint).
+        shared_vocab: one symbol vocabulary for sources and targets (see :func:`build_model`).
+    """
 
     train: list[Item]
     dev: list[Item]
     languages: list[Any] = field(default_factory=list)  # LanguageSpec objects
     description: dict[str, Any] = field(default_factory=dict)
+    codec: Any | None = None
+    dev_score: DevScore | None = None
+    dev_score_name: str = "accuracy"
+    shared_vocab: bool = True
 
 
 @dataclass
@@ -97,6 +121,8 @@ class EpochMetrics:
         seconds: wall time of the epoch (training + dev evaluation).
         train_examples_per_s: training throughput (examples per second, training part only).
         best: whether this epoch is the best so far (its weights are in ``model.safetensors``).
+        dev_score: the model-selection score (``TrainingData.dev_score``; the dev accuracy when
+            none is given).
     """
 
     epoch: int
@@ -107,11 +133,16 @@ class EpochMetrics:
     seconds: float
     train_examples_per_s: float
     best: bool
+    dev_score: float = math.nan
 
 
 @dataclass
 class TrainResult:
-    """What a finished (or early-stopped) run produced."""
+    """What a finished (or early-stopped) run produced.
+
+    ``best_dev_accuracy`` is the model-selection score of the best epoch: the dev accuracy in
+    percent, or ``TrainingData.dev_score`` where one was given.
+    """
 
     out_dir: Path
     best_epoch: int
@@ -164,6 +195,39 @@ def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[
     return items
 
 
+def items_from_texts(
+    sources: Sequence[str],
+    targets: Sequence[str],
+    codec: Any,
+    source_name: str = "source",
+    target_name: str = "target",
+) -> list[Item]:
+    """Turn parallel raw texts (e.g. sentence pairs) into :class:`Item` s with ``codec.encode``.
+
+    The items carry no tag bundle and no language symbol (a model trained on them has neither).
+
+    Args:
+        sources, targets: the raw texts, line ``i`` of one aligned with line ``i`` of the other.
+        codec: a :class:`~inflect.codec.Codec`.
+        source_name, target_name: names for messages (e.g. the files ``train.de``, ``train.en``).
+
+    Raises:
+        ValueError: the two sides differ in length, or a line is empty on either side (the
+            message names the file and the 1-based line).
+    """
+    if len(sources) != len(targets):
+        raise ValueError(
+            f"{source_name} has {len(sources)} lines but {target_name} has {len(targets)}"
+        )
+    items = []
+    for i, (src, tgt) in enumerate(zip(sources, targets, strict=True)):
+        for name, text in ((source_name, src), (target_name, tgt)):
+            if not text.strip():
+                raise ValueError(f"{name}:{i + 1}: empty line ({text!r})")
+        items.append(Item(tuple(codec.encode(src)), frozenset(), None, tuple(codec.encode(tgt))))
+    return items
+
+
 def load_data(
     languages: str | Sequence[str], setting: str, data_dir: str | Path | None = None
 ) -> TrainingData:
@@ -211,13 +275,28 @@ def load_data(
 
 
 # --------------------------------------------------------------------------------- model
-def build_model(config: Config, items: Sequence[Item]) -> Seq2Seq:
-    """A fresh model whose vocabularies cover ``items`` (source and target share symbols).
+def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True) -> Seq2Seq:
+    """A fresh model whose vocabularies cover ``items``.
+
+    Args:
+        config: hyperparameters.
+        items: the training items.
+        shared_vocab: one symbol vocabulary for source and target (inflection: the lemma's and
+            the form's characters); False: a source vocabulary of the sources' symbols and a
+            target vocabulary of the targets' symbols only (translation: the output layer and
+            its mapping range over target-language subwords only).
 
     The feature vocabulary is left out when no item has features, the language vocabulary when
     no item has a language. Weights are initialised from ``torch.manual_seed(config.seed)``.
     """
-    symbols = Vocab.build([it.source for it in items] + [it.target for it in items], name="symbol")
+    if shared_vocab:
+        symbols = Vocab.build(
+            [it.source for it in items] + [it.target for it in items], name="symbol"
+        )
+        source_vocab = target_vocab = symbols
+    else:
+        source_vocab = Vocab.build([it.source for it in items], name="source")
+        target_vocab = Vocab.build([it.target for it in items], name="target")
     feats = sorted(
         {f for it in items for f in it.features}
         | ({COPY_FEATURE} if config.copy_examples > 0 else set())
@@ -226,8 +305,8 @@ def build_model(config: Config, items: Sequence[Item]) -> Seq2Seq:
     torch.manual_seed(config.seed)
     return Seq2Seq(
         config,
-        symbols,
-        symbols,
+        source_vocab,
+        target_vocab,
         Vocab(feats, specials=(PAD,), name="feature") if feats else None,
         Vocab(langs, specials=(), name="language") if langs else None,
     )
@@ -439,6 +518,8 @@ def train(
         "languages": [s.to_dict() if hasattr(s, "to_dict") else s for s in data.languages],
         "data": data.description,
     }
+    if data.codec is not None:
+        common["codec"] = data.codec.to_dict()
 
     if resume:
         if not state_path.is_file():
@@ -456,6 +537,14 @@ def train(
                 f"cannot resume with different data: the run was trained on {saved_data}, "
                 f"given {data.description}"
             )
+        saved_codec = meta.get("codec")
+        if "codec" in common and saved_codec is not None and saved_codec != common["codec"]:
+            raise ValueError(
+                "cannot resume with a different codec (subword model or language) than the "
+                "saved run's; start a new run in another --out folder"
+            )
+        if saved_codec is not None:
+            common["codec"] = saved_codec
         config = model.config
         st = meta["state"]
     else:
@@ -465,7 +554,7 @@ def train(
             )
         if config is None:
             raise ValueError("a fresh training run needs a config")
-        model = build_model(config, data.train)
+        model = build_model(config, data.train, data.shared_vocab)
         st = {
             "epoch": 0,
             "learning_rate": config.learning_rate,
@@ -534,16 +623,17 @@ def train(
                 ep_tokens += n_tok
                 notify("batch", {"epoch": epoch, "batch": b + 1, "loss": ep_loss / ep_tokens})
             train_seconds = time.perf_counter() - t0
-            dev_loss, dev_acc, _ = evaluate(model, data.dev, config.eval_batch_size)
+            dev_loss, dev_acc, dev_preds = evaluate(model, data.dev, config.eval_batch_size)
+            score = dev_acc if data.dev_score is None else float(data.dev_score(dev_preds, data.dev))
             lr_used = st["learning_rate"]
             if st["prev_dev_loss"] is not None and dev_loss > st["prev_dev_loss"]:
                 st["learning_rate"] = max(config.min_learning_rate, lr_used * config.lr_decay)
                 for group in optimizer.param_groups:
                     group["lr"] = st["learning_rate"]
             st["prev_dev_loss"] = dev_loss
-            is_best = dev_acc > st["best_accuracy"]
+            is_best = score > st["best_accuracy"]
             if is_best:
-                st["best_accuracy"], st["best_epoch"], st["bad_epochs"] = dev_acc, epoch, 0
+                st["best_accuracy"], st["best_epoch"], st["bad_epochs"] = score, epoch, 0
             else:
                 st["bad_epochs"] += 1
             seconds = time.perf_counter() - t0
@@ -556,6 +646,7 @@ def train(
                 seconds=seconds,
                 train_examples_per_s=len(epoch_items) / train_seconds,
                 best=is_best,
+                dev_score=score,
             ).__dict__
             st["metrics"].append(row)
             st["epoch"] = epoch
@@ -566,7 +657,7 @@ def train(
             training = {
                 k: st[k]
                 for k in ("best_epoch", "best_accuracy", "epoch", "seconds", "stopped_early")
-            } | {"data": data.description}
+            } | {"data": data.description, "dev_score": data.dev_score_name}
             # Order matters for resume: best weights first, then metrics, then the state that
             # says this epoch is done.
             if is_best:
@@ -576,11 +667,19 @@ def train(
                     languages=common["languages"],
                     metrics=st["metrics"],
                     training=training,
+                    codec=common.get("codec"),
                 )
             _write_metrics(out, st["metrics"])
             _save_state(out, model, optimizer, st, common)
             notify(
-                "epoch", dict(row, best_accuracy=st["best_accuracy"], best_epoch=st["best_epoch"])
+                "epoch",
+                dict(
+                    row,
+                    best_accuracy=st["best_accuracy"],
+                    best_epoch=st["best_epoch"],
+                    train_tokens=ep_tokens,
+                    train_seconds=train_seconds,
+                ),
             )
     except KeyboardInterrupt:
         notify("interrupted", {"epoch": st["epoch"]})
@@ -592,7 +691,7 @@ def train(
         meta["metrics"] = st["metrics"]
         meta["training"] = {
             k: st[k] for k in ("best_epoch", "best_accuracy", "epoch", "seconds", "stopped_early")
-        } | {"data": data.description}
+        } | {"data": data.description, "dev_score": data.dev_score_name}
         ckpt.save_tensors(out / ckpt.MODEL_FILE, tensors, meta)
     metrics = pd.DataFrame(st["metrics"])
     notify(
@@ -612,3 +711,24 @@ def train(
         seconds=st["seconds"],
         metrics=metrics,
     )
+
+
+def run_status(out_dir: str | Path) -> str:
+    """The state of a training run folder, for drivers that skip or resume runs.
+
+    Returns:
+        ``"new"`` (no trainer state: start a fresh run; the folder may not exist),
+        ``"interrupted"`` (a trainer state whose run has not finished: ``train(..., resume=True)``)
+        or ``"finished"`` (the run reached its last epoch or stopped early, and its
+        ``model.safetensors`` exists).
+
+    Raises:
+        CheckpointError: the trainer state is unreadable.
+    """
+    out = Path(out_dir)
+    state_path = out / ckpt.STATE_FILE
+    if not state_path.is_file():
+        return "new"
+    _, meta = ckpt.load_tensors(state_path)
+    finished = bool((meta.get("state") or {}).get("finished"))
+    return "finished" if finished and (out / ckpt.MODEL_FILE).is_file() else "interrupted"

@@ -471,9 +471,9 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     assert result.exit_code != 0 and f"{covered}:1: gold example has no form" in result.output
 
 
-def test_cli_evaluate_has_no_model_mode_yet():
-    result = run("evaluate", "--model", "m", "--lang", "de", "--split", "dev")
-    assert result.exit_code == 2 and "No such option" in result.output
+def test_cli_evaluate_model_must_exist():
+    result = run("evaluate", "--model", "no-such-model", "--lang", "de", "--split", "dev")
+    assert result.exit_code == 2 and "does not exist" in result.output
 
 
 def test_read_examples_and_read_predictions_agree_on_complete_files(tmp_path):

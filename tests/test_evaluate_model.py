@@ -1,0 +1,308 @@
+"""Tests of model evaluation (inflect.evaluate), ambiguity reports, attention explanations and
+the `inflect evaluate --model` / `inflect report ambiguity` / `inflect explain` commands.
+
+Known distributions come from hand-made Decodables (``TableModel`` of tests/test_search.py);
+the tiny trained model is the module fixture of tests/test_predict.py. Expected values are
+recomputed independently: from the search results, from hand-written tables, by counting.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from click.testing import CliRunner
+from rich.console import Console
+from test_predict import ckpt, ckpt2, one_thread  # noqa: F401  (module fixtures, reused)
+from test_search import EOS, TableModel
+
+from inflect.ambiguity import ambiguity_report
+from inflect.cli import main
+from inflect.data import Example, TagBundle
+from inflect.evaluate import (
+    MACRO,
+    SPARSITY_COLUMNS,
+    checkpoint_members,
+    evaluate_predictor,
+    teacher_forced,
+)
+from inflect.explain import EOS_LABEL, Explanation, explain
+from inflect.predict import Form, Prediction, Predictor
+from inflect.report import ambiguity_html, ambiguity_markdown, attention_heatmap
+from inflect.search import Certificate, beam_search
+
+V = 6  # ids 4 and 5 are real symbols
+
+
+def _table(inp: int, prefix: tuple[int, ...]) -> np.ndarray:
+    """Input 0: after no symbol, {4: .5, 5: .5}; then EOS. Input 1: 4 (p 1), then {EOS .7, 5 .2,
+    4 .1}; after 4 5 (or 4 4), EOS."""
+    p = np.zeros(V, dtype=np.float32)
+    if inp == 0:
+        if not prefix:
+            p[4] = p[5] = 0.5
+        else:
+            p[EOS] = 1.0
+    elif not prefix:
+        p[4] = 1.0
+    elif len(prefix) == 1:
+        p[EOS], p[5], p[4] = 0.7, 0.2, 0.1
+    else:
+        p[EOS] = 1.0
+    return p
+
+
+def test_teacher_forced_support_sizes_and_attention_match_the_table():
+    model = TableModel(_table, V, src_len={0: 2, 1: 4})
+    out = teacher_forced(model, [0, 1], [[5], [4, 5]])
+    # input 0: step 1 {4, 5} -> 2, step 2 (emits EOS) -> 1; input 1: 1, 3, 1
+    assert out[0][0] == [2, 1]
+    assert out[1][0] == [1, 3, 1]
+    # attention rows: the table's fixed pseudo-random rows for (input, prefix), width S = 4
+    assert out[0][1].shape == (2, 4) and out[1][1].shape == (3, 4)
+    for (inp, tokens), (_, att) in zip([(0, [5]), (1, [4, 5])], out, strict=True):
+        for t in range(len(tokens) + 1):
+            expected = model.attention(inp, tuple(tokens[:t]), 4)
+            np.testing.assert_array_equal(att[t].numpy(), expected)
+    # the attention the beam search records for the same strings is the same
+    with torch.inference_mode():
+        results = beam_search(TableModel(_table, V, src_len={0: 2, 1: 4}), [0, 1], 5, 5)
+    best1 = results[1].best
+    assert best1.tokens == [4]
+    forced1 = teacher_forced(model, [1], [best1.tokens])[0]
+    torch.testing.assert_close(forced1[1], best1.attention[:, :4], rtol=0, atol=0)
+
+
+def test_teacher_forced_rejects_a_wrong_number_of_strings():
+    with pytest.raises(ValueError, match="2 output strings for a batch of 1"):
+        teacher_forced(TableModel(_table, V), [0], [[4], [5]])
+
+
+# ------------------------------------------------------------------------- trained tiny model
+
+
+def _gold(n: int = 24, seed: int = 5) -> list[Example]:
+    import synthetic
+
+    out = []
+    for item in synthetic.items(n, seed=seed, language="german"):
+        tags = ";".join(sorted(item.features))
+        out.append(Example("".join(item.source), TagBundle.parse(tags), "".join(item.target),
+                           "german"))
+    return out
+
+
+def test_evaluate_predictor_matches_an_independent_recount(ckpt):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt])  # one chunk: the 24 inputs searched together
+    gold = _gold()
+    gold[3] = Example(gold[3].lemma, gold[3].tags, "wrong-gold", "german")
+    result = evaluate_predictor(predictor, gold)
+    frame = result.frame
+    assert list(frame["language"]) == ["german", MACRO]
+    for column in SPARSITY_COLUMNS:
+        assert column in frame.columns
+    # independent: the predictor's own records for the same inputs, counted here
+    records = predictor.predict_many(Example(e.lemma, e.tags, None, "german") for e in gold)
+    correct = sum(r.best is not None and r.best.form == e.form
+                  for r, e in zip(records, gold, strict=True))
+    row = frame.iloc[0]
+    assert row["n"] == len(gold)
+    assert row["accuracy"] == pytest.approx(100.0 * correct / len(gold))
+    assert row["single_string"] == pytest.approx(
+        sum(len(r.forms) == 1 and r.forms[0].probability >= 1 - 1e-6 for r in records) / len(gold))
+    assert row["mean_strings"] == pytest.approx(sum(len(r.forms) for r in records) / len(gold))
+    assert row["full_support"] == pytest.approx(
+        sum(r.certificate is Certificate.FULL_SUPPORT for r in records) / len(gold))
+    assert row["incomplete"] == sum(not r.complete for r in records)
+    assert row["inputs"] == len(gold) and row["rejected"] == 0
+    # attention: nonzero weights of the best strings' matrices within the lemma, counted here
+    nonzero = rows = cells = 0
+    bests = [s.beam.best for s in result.searched]
+    for s, best in zip(result.searched, bests, strict=True):
+        att = best.attention[:, : len(s.prepared.symbols)]
+        nonzero += int((att != 0).sum())
+        rows += att.shape[0]
+        cells += att.numel()
+    assert row["mean_attended"] == pytest.approx(nonzero / rows)
+    assert row["attention_density"] == pytest.approx(nonzero / cells)
+    # step supports: the model's teacher-forced forward pass (model.forward) over the best strings
+    from inflect.sparse import entmax
+
+    model = predictor.members[0]
+    items = [s.prepared for s in result.searched]
+    batch = model.make_batch([i.symbols for i in items], [i.features for i in items],
+                             targets=[model.target_vocab.decode(b.tokens) for b in bests])
+    with torch.inference_mode():
+        logits, _ = model.forward(batch)
+        probs = entmax(logits.float(), model.output_alpha, dim=-1)
+    live = batch.target_out != -100
+    support = int((probs > 0).sum(-1)[live].sum())
+    assert row["mean_step_support"] == pytest.approx(support / int(live.sum()))
+    assert frame.iloc[1]["accuracy"] == pytest.approx(row["accuracy"])
+
+
+def test_rejected_inputs_are_scored_empty(ckpt):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt])
+    gold = _gold(6)
+    gold.append(Example("bako", TagBundle.parse("V;NEVERSEEN"), "bako", "german"))
+    result = evaluate_predictor(predictor, gold)
+    row = result.frame.iloc[0]
+    assert row["rejected"] == 1 and row["missing"] == 1 and row["inputs"] == 6
+    assert "NEVERSEEN" in result.errors[0]
+    assert result.searched[-1] is None
+
+
+def test_checkpoint_members_expands_a_folder_of_members(ckpt, ckpt2, tmp_path):  # noqa: F811
+    assert checkpoint_members([ckpt]) == [ckpt]
+    folder = tmp_path / "ens"
+    folder.mkdir()
+    (folder / "b").symlink_to(ckpt2, target_is_directory=True)
+    (folder / "a").symlink_to(ckpt, target_is_directory=True)
+    (folder / "notes").mkdir()
+    assert checkpoint_members([folder]) == [folder / "a", folder / "b"]
+    with pytest.raises(FileNotFoundError, match="nor a folder of checkpoints"):
+        checkpoint_members([folder / "notes"])
+
+
+# ------------------------------------------------------------------------- ambiguity
+
+
+def _record(lemma, tags, forms, cert=Certificate.FULL_SUPPORT):
+    return Prediction(lemma, tags, "german", tuple(Form(f, p) for f, p in forms), cert, None,
+                      cert, "beam")
+
+
+def test_ambiguity_groups_by_tag_bundle_and_counts():
+    records = [
+        _record("Haus", "N;DAT;PL", [("Häusern", 0.75), ("Hausen", 0.25)]),
+        _record("Maus", "N;NOM;SG", [("Maus", 1.0)]),
+        _record("Baum", "PL;N;DAT", [("Bäumen", 0.6), ("Baumen", 0.4)]),
+        _record("See", "V;PST", [("sah", 0.5), ("seete", 0.5), ("nie", 0.0)],
+                Certificate.MODE_ONLY),
+        _record("Kind", "N;DAT;PL", [("Kindern", 1.0)]),
+    ]
+    gold = [
+        Example("Haus", TagBundle.parse("N;DAT;PL"), "Häusern", "german"),
+        Example("Baum", TagBundle.parse("PL;N;DAT"), "Bäume", "german"),
+        Example("Maus", TagBundle.parse("N;NOM;SG"), "Maus", "german"),
+    ]
+    report = ambiguity_report(records, gold)
+    assert (report.inputs, report.ambiguous, report.with_gold, report.gold_in_support,
+            report.incomplete) == (5, 3, 2, 1, 1)
+    assert [g.tags for g in report.groups] == ["N;DAT;PL", "V;PST"]
+    first = report.groups[0].inputs
+    assert [i.lemma for i in first] == ["Haus", "Baum"]
+    assert first[0].gold_in_support is True and first[1].gold_in_support is False
+    see = report.groups[1].inputs[0]
+    assert see.gold is None and see.gold_in_support is None and not see.complete
+    assert see.forms == (("sah", 0.5), ("seete", 0.5))  # the zero-probability form dropped
+    md = ambiguity_markdown(report)
+    assert "| Haus | **Häusern** (0.7500), Hausen (0.2500) | Häusern | yes |" in md
+    assert "- ambiguous (more than one nonzero-probability form): 3 (60.0 %)" in md
+    html = ambiguity_html(report)
+    assert "<b>Häusern</b>" in html and html.count("<table>") == 2
+
+
+# ------------------------------------------------------------------------- explain
+
+
+def _render(table, width=120) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(table)
+    return console.export_text()
+
+
+def test_heat_map_leaves_zero_weights_blank():
+    pred = _record("ab", "V", [("ba", 1.0)])
+    att = np.array([[0.0, 1.0], [0.25, 0.75], [0.001, 0.0]], dtype=np.float32)
+    text = _render(attention_heatmap(Explanation(pred, ["a", "b"], ["b", "a", EOS_LABEL], att)))
+    lines = {line.split()[0]: line for line in text.splitlines()
+             if line.strip().split()[:1] in (["b"], ["a"], [EOS_LABEL])}
+    assert re.fullmatch(r"\s*b\s+100\s*", lines["b"])  # the zero cell is blank
+    assert re.fullmatch(r"\s*a\s+25\s+75\s*", lines["a"])
+    assert re.fullmatch(r"\s*</s>\s+·\s*", lines[EOS_LABEL])
+
+
+def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt])
+    found = explain(predictor, "bakomu", "V;PL", "german")
+    best = found.prediction.best.form
+    assert "".join(found.target[:-1]) == best and found.target[-1] == EOS_LABEL
+    assert found.source == list("bakomu")
+    assert found.attention.shape == (len(best) + 1, 6)
+    np.testing.assert_allclose(found.attention.sum(axis=1), 1.0, atol=1e-5)
+
+
+# ------------------------------------------------------------------------- CLI
+
+
+def _write_gold(path, gold):
+    path.write_text("".join(f"{e.lemma}\t{e.form}\t{e.tags.text}\n" for e in gold),
+                    encoding="utf-8")
+
+
+def test_cli_evaluate_model_writes_frame(ckpt, ckpt2, tmp_path):  # noqa: F811
+    gold = _gold(10)
+    gold_file = tmp_path / "german-dev"
+    _write_gold(gold_file, gold)
+    runner = CliRunner()
+    out = tmp_path / "res" / "ens"
+    result = runner.invoke(main, ["evaluate", "--model", str(ckpt), "--model", str(ckpt2),
+                                  "--gold", str(gold_file), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_parquet(str(out) + ".parquet")
+    assert list(frame["language"]) == ["german", MACRO]
+    assert (frame["members"] == 2).all() and (frame["beam"] == 5).all()
+    csv = pd.read_csv(str(out) + ".csv")
+    assert csv["accuracy"].tolist() == pytest.approx(frame["accuracy"].tolist())
+    # the ensemble's accuracy, recounted from the predictor's own records
+    predictor = Predictor.from_checkpoints([ckpt, ckpt2])
+    records = [predictor.predict(e.lemma, e.tags.text, "german") for e in gold]
+    acc = 100.0 * sum(r.best.form == e.form for r, e in zip(records, gold, strict=True)) / 10
+    assert frame["accuracy"][0] == pytest.approx(acc)
+    assert "1-str %" in result.output and "accuracy %" in result.output
+    bad = runner.invoke(main, ["evaluate", "--model", str(ckpt)])
+    assert bad.exit_code != 0 and "--lang" in bad.output
+
+
+def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
+    gold = _gold(12)
+    gold_file = tmp_path / "german-dev"
+    _write_gold(gold_file, gold)
+    runner = CliRunner()
+    md = tmp_path / "amb.md"
+    result = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
+                                  str(gold_file), "--out", str(md)])
+    assert result.exit_code == 0, result.output
+    text = md.read_text(encoding="utf-8")
+    predictor = Predictor.from_checkpoints([ckpt])
+    records = [predictor.predict(e.lemma, e.tags.text, "german") for e in gold]
+    n_amb = sum(sum(f.probability > 0 for f in r.forms) > 1 for r in records)
+    assert f"- inputs: {len(gold)}" in text
+    assert f"(more than one nonzero-probability form): {n_amb} " in text
+    html = tmp_path / "amb.html"
+    assert runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
+                                str(gold_file), "--out", str(html)]).exit_code == 0
+    assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    bad = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
+                               str(gold_file), "--out", str(tmp_path / "x.txt")])
+    assert bad.exit_code != 0 and ".md or .html" in bad.output
+    shown = runner.invoke(main, ["explain", "--model", str(ckpt), "--lang", "german", "bakomu",
+                                 "V;PL"])
+    assert shown.exit_code == 0, shown.output
+    assert EOS_LABEL in shown.output
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png",
+                                   str(tmp_path / "a.png")])
+        assert png.exit_code != 0 and "matplotlib" in png.output
+    else:
+        png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png",
+                                   str(tmp_path / "a.png")])
+        assert png.exit_code == 0 and (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+    assert not math.isnan(0.0)

@@ -1,0 +1,123 @@
+"""The SIGMORPHON 2018 recipe (recipes/sigmorphon2018/run.py) end to end at its --smoke size, and
+the package pieces it relies on (run_status for skip/resume, paper_table).
+
+The smoke table's values are checked against the shared-task metric recomputed here: the
+predictions of one run, written in the scorer's format and scored by ``score_files``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import synthetic
+import torch
+
+from inflect.evaluate import ENSEMBLE, paper_table, score_files
+from inflect.languages import resolve
+from inflect.model import Config
+from inflect.predict import Predictor, read_queries
+from inflect.report import frame_markdown, prediction_2018
+from inflect.train import TrainingData, TrainingInterrupted, run_status, train
+
+REPO = Path(__file__).resolve().parent.parent
+RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
+
+
+def test_paper_table_means_over_seeds_then_languages():
+    rows = [
+        # setting, output, attention, language, member, accuracy
+        ("medium", "entmax15", "softmax", "german", "seed 1", 80.0),
+        ("medium", "entmax15", "softmax", "german", "seed 2", 90.0),
+        ("medium", "entmax15", "softmax", "spanish", "seed 1", 60.0),
+        ("medium", "entmax15", "softmax", "german", ENSEMBLE, 91.0),
+        ("medium", "entmax15", "softmax", "spanish", ENSEMBLE, 65.0),
+        ("high", "entmax15", "softmax", "german", "seed 1", 95.0),
+        ("medium", "softmax", "softmax", "german", "seed 1", 70.0),
+    ]
+    frame = pd.DataFrame(rows, columns=["setting", "output", "attention", "language", "member",
+                                        "accuracy"])
+    table = paper_table(frame)
+    assert list(table.columns) == ["output", "attention", "high mean", "high ensemble",
+                                   "medium mean", "medium ensemble"]
+    assert table.iloc[0][["output", "attention"]].tolist() == ["entmax15", "softmax"]
+    # german mean over seeds 85, spanish 60 -> 72.5; ensemble (91 + 65) / 2 = 78
+    assert table.iloc[0]["medium mean"] == pytest.approx(72.5)
+    assert table.iloc[0]["medium ensemble"] == pytest.approx(78.0)
+    assert table.iloc[0]["high mean"] == pytest.approx(95.0)
+    assert math.isnan(table.iloc[0]["high ensemble"]) and math.isnan(table.iloc[1]["high mean"])
+    md = frame_markdown(table)
+    assert "| entmax15 | softmax | 95.00 | — | 72.50 | 78.00 |" in md
+    with pytest.raises(ValueError, match="member"):
+        paper_table(frame.drop(columns=["member"]))
+
+
+def test_run_status_new_interrupted_finished(tmp_path):
+    torch.set_num_threads(1)
+    data = TrainingData(synthetic.items(40, seed=1, language="german"),
+                        synthetic.items(8, seed=2, language="german"), [resolve("german")])
+    run = tmp_path / "run"
+    assert run_status(run) == "new"
+
+    def stop(event, info):
+        if event == "batch" and info["batch"] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(TrainingInterrupted):
+        train(Config.from_preset("tiny"), data, run, device="cpu", max_epochs=2, progress=stop)
+    assert run_status(run) == "interrupted"
+    train(None, data, run, device="cpu", resume=True, max_epochs=2)
+    assert run_status(run) == "finished"
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::inflect.vocab.UnknownSymbolWarning")
+def test_smoke_recipe_end_to_end(conll2018, tmp_path):
+    out = tmp_path / "grid"
+    env = {**os.environ, "INFLECT_DATA_DIR": str(conll2018)}
+    command = [sys.executable, str(RECIPE), "--smoke", "--out", str(out), "--threads", "1",
+               "--device", "cpu"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = pd.read_csv(out / "table-dev.csv")
+    assert list(table.columns) == ["output", "attention", "medium mean", "medium ensemble"]
+    assert table[["output", "attention"]].values.tolist() == [["softmax", "softmax"],
+                                                              ["entmax15", "entmax15"]]
+    values = table[["medium mean", "medium ensemble"]].to_numpy()
+    assert ((values >= 0) & (values <= 100)).all()
+    results = pd.read_csv(out / "results.csv")
+    assert sorted(set(results["language"])) == ["german", "spanish"]
+    assert sorted(set(results["member"])) == ["ensemble", "seed 1", "seed 2"]
+    # the table's cells are the macro-average over languages of the per-run accuracies
+    cell = results[(results["output"] == "entmax15") & (results["attention"] == "entmax15")]
+    seeds = cell[cell["member"] != ENSEMBLE].groupby("language")["accuracy"].mean()
+    assert table.iloc[1]["medium mean"] == pytest.approx(seeds.mean())
+    ens = cell[cell["member"] == ENSEMBLE]["accuracy"].mean()
+    assert table.iloc[1]["medium ensemble"] == pytest.approx(ens)
+    # one run's accuracy, recomputed by the scorer from predictions written in its format
+    run = out / "medium" / "multilingual" / "softmax-softmax" / "seed1"
+    predictor = Predictor.from_checkpoints([run])
+    preds, golds = [], []
+    for lang in ("german", "spanish"):
+        gold = conll2018 / f"{lang}-dev"
+        records = predictor.predict_many(read_queries(gold, lang))
+        pred = tmp_path / f"{lang}.pred"
+        pred.write_text("".join(prediction_2018(r) + "\n" for r in records), encoding="utf-8")
+        preds.append(pred)
+        golds.append(gold)
+    scored = score_files(preds, golds, ["german", "spanish"])
+    mine = results[(results["output"] == "softmax") & (results["member"] == "seed 1")]
+    for lang in ("german", "spanish"):
+        expected = scored.loc[scored["language"] == lang, "accuracy"].item()
+        assert mine.loc[mine["language"] == lang, "accuracy"].item() == pytest.approx(expected)
+    assert (out / "table-dev.md").read_text(encoding="utf-8").count("\n| ") == 3
+    # a second invocation skips every finished run and reuses the cached evaluations
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stderr.count("skip (finished)") == 4 and "train:" not in again.stderr
+    assert pd.read_csv(out / "table-dev.csv").equals(table)
