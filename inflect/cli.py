@@ -233,10 +233,24 @@ def data_check(file: str, fmt: str) -> None:
 # --- inflect evaluate: the shared task's metrics -----------------------------------------------
 
 
+def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> tuple[str, ...]:
+    """``models`` as given, or else the shipped model of the one ``--lang`` given."""
+    if models or len(languages) != 1:
+        return models
+    from inflect.models import NoDefaultModelError, RegistryError, default_model
+
+    try:
+        return tuple(str(m) for m in default_model(languages[0]).members)
+    except (NoDefaultModelError, RegistryError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+
 @main.command("evaluate")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
-              help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble. "
-                   "Predicts the gold inputs (beam --beam) and adds the sparsity statistics.")
+              help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
+                   "(default with one --lang and no --pred: the shipped model). Predicts the "
+                   "gold inputs (beam --beam) and adds the sparsity statistics.")
 @click.option("--pred", "pred_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Predictions made elsewhere, lemma<TAB>form<TAB>tags (repeatable, one per "
@@ -276,8 +290,11 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if models and pred_files:
         raise click.UsageError("give either --model (predict here) or --pred (predictions "
                                "made elsewhere), not both")
+    if not pred_files:
+        models = _models_or_shipped(models, languages)
     if not models and not (pred_files and gold_files):
-        raise click.UsageError("give --model with --lang/--split or --gold, or --pred with --gold")
+        raise click.UsageError("give --model (or one --lang with a shipped model) with "
+                               "--lang/--split or --gold, or --pred with --gold")
     try:
         if models:
             warnings.simplefilter("ignore", UnknownSymbolWarning)
@@ -311,8 +328,9 @@ def report() -> None:
 
 
 @report.command("ambiguity")
-@click.option("--model", "models", multiple=True, required=True, type=click.Path(exists=True),
-              help="Checkpoint, or a folder of members; repeat for an ensemble.")
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
+                   "shipped model of --lang.")
 @click.option("--lang", "languages", multiple=True, metavar="L",
               help="Language(s) whose --split is read (or of each --gold file).")
 @click.option("--split", default="dev", show_default=True)
@@ -343,6 +361,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         raise click.BadParameter(f"{out_file}: the file must end in .md or .html",
                                  param_hint="--out")
     warnings.simplefilter("ignore", UnknownSymbolWarning)
+    models = _models_or_shipped(models, languages)
+    if not models:
+        raise click.UsageError("give --model, or one --lang that has a shipped model")
     try:
         result = evaluate_checkpoints(models, languages, split, gold_files, data_dir=data_dir,
                                       beam_size=beam, device=device)
