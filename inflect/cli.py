@@ -468,28 +468,37 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
+    renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
+    _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
+                    (InputError, NoDefaultModelError, ValueError, OSError))
+
+
+def _stream_records(records, fmt, renderers, table, errors) -> None:
+    """Write each record as it comes (a rich table, or one line flushed per record), warnings to
+    stderr; on an error, what was written stays written and the error ends the command."""
+    import sys
+
     console = None
     if fmt == "table":
         from rich.console import Console
 
         console = Console()
-    render = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}.get(fmt)
     try:
-        for pred in predictor.stream(queries):
+        for record in records:
             if console is not None:
-                console.print(prediction_table(pred))
-                continue
-            sys.stdout.write(render(pred) + "\n")
-            sys.stdout.flush()
-            where = f"{pred.source}:{pred.line}: " if pred.source else ""
-            for note in pred.warnings:
+                console.print(table(record))
+            else:
+                sys.stdout.write(renderers[fmt](record) + "\n")
+                sys.stdout.flush()
+            where = f"{record.source}:{record.line}: " if record.source else ""
+            for note in record.warnings:
                 click.echo(f"warning: {where}{note}", err=True)
     except BrokenPipeError:  # e.g. `inflect predict ... | head`
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
-    except (InputError, NoDefaultModelError, ValueError, OSError) as exc:
+    except errors as exc:
         sys.stdout.flush()
         raise click.ClickException(str(exc)) from None
 
@@ -625,33 +634,12 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     except (ValueError, ImportError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
-    console = None
-    if fmt == "table":
-        from rich.console import Console
-
-        console = Console()
-
     def text(pred):
         return pred.best.form if pred.best is not None else ""
 
-    render = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}.get(fmt)
-    try:
-        for pred in translator.stream(queries):
-            if console is not None:
-                console.print(prediction_table(pred))
-                continue
-            sys.stdout.write(render(pred) + "\n")
-            sys.stdout.flush()
-            for note in pred.warnings:
-                click.echo(f"warning: {pred.source}:{pred.line}: {note}", err=True)
-    except BrokenPipeError:
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(1) from None
-    except (InputError, ValueError, OSError) as exc:
-        sys.stdout.flush()
-        raise click.ClickException(str(exc)) from None
+    renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}
+    _stream_records(translator.stream(queries), fmt, renderers, prediction_table,
+                    (InputError, ValueError, OSError))
 
 
 if __name__ == "__main__":  # pragma: no cover
