@@ -189,13 +189,19 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
 
     Raises:
         CheckpointError: if the file is missing or is not a sparse-inflect checkpoint, its
-            weights do not match its described architecture, or its codec cannot be rebuilt
+            weights are not finite or do not match its described architecture, or its codec cannot be rebuilt
             (e.g. sentencepiece is not installed).
     """
     path = Path(path)
     if path.is_dir():
         path = path / MODEL_FILE
     tensors, meta = load_tensors(path)
+    broken = sorted(k for k, t in tensors.items() if t.is_floating_point() and not t.isfinite().all())
+    if broken:
+        raise CheckpointError(
+            f"{path}: non-finite (NaN or infinite) weights in {', '.join(broken[:5])}"
+            f"{' …' if len(broken) > 5 else ''}; the file is corrupt or training diverged"
+        )
     try:
         model = Seq2Seq.from_metadata(meta["model"])
         model.load_state_dict(tensors, strict=True)

@@ -406,7 +406,8 @@ _MODELS_DIR_OPTION = click.option(
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint (folder or .safetensors); repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--input", "input_path",
+              type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               default=None, help="Read inputs from FILE ('-': standard input), one a line: "
                                  "lemma<TAB>tags, or lemma<TAB>form<TAB>tags (form ignored).")
 @click.option("--input-format", type=click.Choice(["auto", "covered", "2018", "2023"]),
@@ -587,7 +588,8 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
 @click.option("--model", "models", multiple=True, required=True, type=click.Path(exists=True),
               help="Translation checkpoint (folder or .safetensors; its subword model is inside); "
                    "repeat for an ensemble.")
-@click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--input", "input_path",
+              type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               default=None, help="Read sentences from FILE ('-': standard input), one a line.")
 @click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
               help="Beam size k.")

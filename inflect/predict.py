@@ -239,14 +239,29 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
         language: any name or code of the language; None or ``""``: the model's only language.
 
     Raises:
-        InputError: the tag bundle is malformed (empty, an empty feature, ...).
+        InputError: the tag bundle is malformed (empty, an empty feature, ...), or the lemma or
+            the tag bundle holds bytes that are not UTF-8 (command-line arguments decoded with
+            ``surrogateescape``).
     """
+    for what, text in (("lemma", lemma), ("tag bundle", tags)):
+        if isinstance(text, str) and not text.isprintable() and _not_utf8(text):
+            raise InputError(f"the {what} holds bytes that are not UTF-8 (is the terminal's "
+                             "encoding UTF-8?)", text)
     if not isinstance(tags, TagBundle):
         try:
             tags = TagBundle.parse(tags)
         except ValueError as exc:
             raise InputError(str(exc), tags) from None
     return Example(lemma=lemma, tags=tags, form=None, language=language or "")
+
+
+def _not_utf8(text: str) -> bool:
+    """True for text holding lone surrogates: bytes that were not UTF-8 (``surrogateescape``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def read_queries(

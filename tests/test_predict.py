@@ -499,3 +499,12 @@ def test_cold_predict_imports_no_data_libraries(ckpt):
                          env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
     assert "HEAVY []" in out.stderr, out.stderr
     assert out.stdout.startswith("kala\tV;PL\tgerman\t")
+
+
+def test_command_line_bytes_that_are_not_utf8_are_an_error():
+    from inflect.predict import InputError, make_query
+
+    lemma = b"K\xe4tze".decode("utf-8", "surrogateescape")  # what Python makes of such argv
+    with pytest.raises(InputError, match="not UTF-8"):
+        make_query(lemma, "N;NOM;PL", "german")
+    assert make_query("Kätze", "N;NOM;PL", "german").lemma == "Kätze"

@@ -228,3 +228,17 @@ def test_mapping_alpha(name, expected):
 def test_mapping_alpha_rejects(bad):
     with pytest.raises(ValueError):
         S.mapping_alpha(bad)
+
+
+@pytest.mark.parametrize("method", ["sort", "fast"])
+@pytest.mark.parametrize("d", [5, 300])
+def test_a_row_holding_nan_gives_nan_and_leaves_other_rows_alone(method, d):
+    # as softmax does: NaN in, NaN out for that row; no index error (a diverged model's weights)
+    x = torch.randn(3, d, dtype=torch.float64)
+    x[1, 2] = float("nan")
+    for f in (S.sparsemax, S.entmax15):
+        for requires_grad in (False, True):
+            xi = x.clone().requires_grad_(requires_grad)
+            p = f(xi, method=method)
+            assert torch.isnan(p[1]).all()
+            torch.testing.assert_close(p[[0, 2]], f(x[[0, 2]], method=method))

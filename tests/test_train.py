@@ -14,7 +14,14 @@ import torch
 from click.testing import CliRunner
 from safetensors import safe_open
 
-from inflect.checkpoint import MODEL_FILE, STATE_FILE, CheckpointError, load_model
+from inflect.checkpoint import (
+    MODEL_FILE,
+    STATE_FILE,
+    CheckpointError,
+    load_model,
+    load_tensors,
+    save_tensors,
+)
 from inflect.cli import main
 from inflect.model import Config
 from inflect.search import greedy
@@ -266,3 +273,15 @@ def test_real_data_items_and_one_update(conll2018):
     model = build_model(Config.from_preset("cpu-small"), data.train)
     loss, n = model.loss(make_batch(model, data.train[:8]))
     assert torch.isfinite(loss) and n == sum(len(it.target) + 1 for it in data.train[:8])
+
+
+def test_non_finite_weights_are_refused_by_name(tmp_path):
+    shipped = Path(__file__).resolve().parent.parent / "inflect" / "models" / "german"
+    tensors, meta = load_tensors(shipped / "member-1.safetensors")
+    name = sorted(tensors)[0]
+    tensors[name] = tensors[name].clone()
+    tensors[name].view(-1)[0] = float("nan")
+    broken = tmp_path / "broken.safetensors"
+    save_tensors(broken, tensors, meta)
+    with pytest.raises(CheckpointError, match=f"non-finite .* in {name}"):
+        load_model(broken)

@@ -58,7 +58,8 @@ def sparsemax_tau_sort(x: torch.Tensor, k: int | None = None) -> tuple[torch.Ten
     cs = srt.cumsum(dim=-1) - 1
     rho = _rho(srt.shape[-1], srt)
     cond = rho * srt > cs
-    supp = (cond * rho).amax(dim=-1, keepdim=True).long()
+    # clamp: a row holding NaN has no support; it then gives NaN, not an index error
+    supp = (cond * rho).amax(dim=-1, keepdim=True).long().clamp_(min=1)
     tau = cs.gather(-1, supp - 1) / supp.to(x.dtype)
     return _regrow(x, tau, supp, k, sparsemax_tau_sort)
 
@@ -86,7 +87,8 @@ def entmax15_tau_sort(x: torch.Tensor, k: int | None = None) -> tuple[torch.Tens
     delta = (1 - ss) / rho
     tau = mean - torch.sqrt(delta.clamp(min=0))
     cond = tau <= srt
-    supp = (cond * rho).amax(dim=-1, keepdim=True).long()
+    # clamp: a row holding NaN has no support; it then gives NaN, not an index error
+    supp = (cond * rho).amax(dim=-1, keepdim=True).long().clamp_(min=1)
     tau_star = tau.gather(-1, supp - 1)
     return _regrow(x, tau_star, supp, k, entmax15_tau_sort)
 

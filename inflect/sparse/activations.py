@@ -95,7 +95,7 @@ def _sparsemax_lean_parts(z: torch.Tensor):
     srt = torch.sort(x, dim=-1, descending=True).values
     cs = srt.cumsum(dim=-1).sub_(1)
     rho = _rho_cached(x.shape[-1], x)
-    supp = ((rho * srt > cs) * rho).amax(dim=-1, keepdim=True)
+    supp = ((rho * srt > cs) * rho).amax(dim=-1, keepdim=True).clamp_(min=1)  # NaN rows
     tau = cs.gather(-1, supp.long().sub_(1)).div_(supp)
     p = (x - tau).relu_()
     if empty is not None:
@@ -112,7 +112,7 @@ def _entmax15_sqrt_lean_parts(z: torch.Tensor):
     mean = srt.cumsum(dim=-1).div_(rho)
     ss = (srt * srt).cumsum(dim=-1).div_(rho).sub_(mean * mean).mul_(rho)
     tau = mean.sub_(ss.neg_().add_(1).div_(rho).clamp_(min=0).sqrt_())
-    supp = ((tau <= srt) * rho).amax(dim=-1, keepdim=True)
+    supp = ((tau <= srt) * rho).amax(dim=-1, keepdim=True).clamp_(min=1)  # NaN rows
     s = x.sub_(tau.gather(-1, supp.long().sub_(1))).relu_()
     if empty is not None:
         s.masked_fill_(empty, 0.0)
