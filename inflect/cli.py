@@ -465,7 +465,10 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
         else:
-            queries = read_queries(input_path, lang, input_format)
+            queries = read_queries(
+                input_path, lang, input_format,
+                on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
+                                                   err=True))
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

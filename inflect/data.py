@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -480,6 +480,7 @@ def iter_examples(
     source: str = "<string>",
     language: str = "",
     fmt: Format = "auto",
+    on_blank: Callable[[int], None] | None = None,
 ) -> Iterator[Example]:
     """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
 
@@ -493,6 +494,8 @@ def iter_examples(
         source: the name used in error messages and :attr:`Example.source`.
         language: stored in every example.
         fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
+        on_blank: called with the 1-based number of each blank (or whitespace-only) line, which
+            is skipped.
 
     Yields:
         The examples in order, with their 1-based line numbers.
@@ -519,6 +522,9 @@ def iter_examples(
             line = raw
         if line.endswith("\n"):
             line = line[:-1]
+        if on_blank is not None and not line.strip():
+            on_blank(number)
+            continue
         # a blank first line keeps parse_lines from treating a later line as a file start (BOM)
         chunk = [line] if number == 1 else ["", line]
         parsed = parse_lines(chunk, source=source, language=language, fmt=resolved,

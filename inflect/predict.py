@@ -36,7 +36,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -268,6 +268,7 @@ def read_queries(
     path: str | os.PathLike[str],
     language: str | None = None,
     fmt: Format = "auto",
+    on_blank: Callable[[str, int], None] | None = None,
 ) -> Iterator[Example]:
     """Read inputs lazily from a file, or from standard input when ``path`` is ``"-"``.
 
@@ -279,6 +280,7 @@ def read_queries(
         path: the file, or ``"-"`` for standard input (read as bytes, decoded as UTF-8).
         language: stored in every query (None: the model's only language).
         fmt: ``"auto"``, ``"covered"``, ``"2018"`` or ``"2023"``.
+        on_blank: called with (source, line number) for each blank line skipped.
 
     Yields:
         One :class:`~inflect.data.Example` per input line, with ``source`` and ``line`` set.
@@ -287,12 +289,15 @@ def read_queries(
         DataFormatError: at the first malformed line, naming the file and the line.
         OSError: the file cannot be read.
     """
-    if str(path) == "-":
-        yield from iter_examples(sys.stdin.buffer, source="<stdin>", language=language or "",
-                                 fmt=fmt)
+    source = "<stdin>" if str(path) == "-" else str(path)
+    blank = None if on_blank is None else (lambda number: on_blank(source, number))
+    if source == "<stdin>":
+        yield from iter_examples(sys.stdin.buffer, source=source, language=language or "",
+                                 fmt=fmt, on_blank=blank)
         return
     with open(path, "rb") as handle:
-        yield from iter_examples(handle, source=str(path), language=language or "", fmt=fmt)
+        yield from iter_examples(handle, source=source, language=language or "", fmt=fmt,
+                                 on_blank=blank)
 
 
 def _known_features(model: Seq2Seq) -> set[str]:

@@ -508,3 +508,14 @@ def test_command_line_bytes_that_are_not_utf8_are_an_error():
     with pytest.raises(InputError, match="not UTF-8"):
         make_query(lemma, "N;NOM;PL", "german")
     assert make_query("Kätze", "N;NOM;PL", "german").lemma == "Kätze"
+
+
+def test_blank_lines_in_an_input_file_are_reported_with_their_line(tmp_path):
+    from inflect.predict import read_queries
+
+    path = tmp_path / "in.tsv"
+    path.write_text("aa\tN;PL\n\nbb\tN;PL\n   \ncc\tN;PL\n", encoding="utf-8")
+    blanks = []
+    queries = list(read_queries(path, None, on_blank=lambda src, n: blanks.append((src, n))))
+    assert [(q.lemma, q.line) for q in queries] == [("aa", 1), ("bb", 3), ("cc", 5)]
+    assert blanks == [(str(path), 2), (str(path), 4)]
