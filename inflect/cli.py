@@ -219,12 +219,14 @@ def data_stats(language: str, setting: str | None, data_dir: str | None) -> None
 )
 def data_check(file: str, fmt: str) -> None:
     """Validate FILE and report every problem with its line; exit status 1 if any."""
-    from inflect.data import check_file
+    from inflect.data import check_file, check_warnings
     from inflect.report import check_lines, read_summary
 
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
     for line in check_lines(parsed.errors):
         click.echo(line)
+    for warning in check_warnings(parsed):
+        click.echo(f"warning: {warning}")
     click.echo(read_summary(parsed.stats, len(parsed.errors)))
     if parsed.errors:
         raise SystemExit(1)

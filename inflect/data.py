@@ -547,6 +547,28 @@ def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile
     return parse_file(path, fmt=fmt, collect_errors=True)
 
 
+def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
+    """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
+
+    A tag bundle that repeated a feature (collapsed) or had spaces around a feature (removed), and
+    a lemma or form with leading or trailing whitespace (kept: spaces are data).
+    """
+    found: list[DataFormatError] = []
+    for ex in parsed.examples:
+        source = ex.source or parsed.stats.source
+        if ex.tags.had_duplicates:
+            found.append(DataFormatError(source, ex.line, "tag bundle repeats a feature "
+                                         "(read once)", str(ex.tags)))
+        if ex.tags.had_padding:
+            found.append(DataFormatError(source, ex.line, "spaces around a feature of the tag "
+                                         "bundle (removed)", str(ex.tags)))
+        for what, text in (("lemma", ex.lemma), ("form", ex.form)):
+            if text is not None and text != text.strip():
+                found.append(DataFormatError(source, ex.line, f"{what} begins or ends with "
+                                             "whitespace (kept as data)", text))
+    return found
+
+
 def examples_to_frame(examples: Iterable[Example]) -> pd.DataFrame:
     """The examples as a DataFrame.
 

@@ -36,6 +36,26 @@ def test_check_reports_every_problem_and_fails(tmp_path):
     assert "4 problems" in result.output and "1 blank line" in result.output
 
 
+def test_check_names_the_line_of_every_warning(tmp_path):
+    path = tmp_path / "mine.tsv"
+    path.write_text(
+        "Haus\tHäuser\tN;NOM;PL\n"  # 1 fine
+        "Tier \tTiere\tN;NOM;PL\n"  # 2 trailing space in the lemma
+        "Hund\tHunde\tN;NOM;NOM;PL\n"  # 3 repeated feature
+        "Baum\tBäume\tN; NOM;PL\n",  # 4 space around a feature
+        encoding="utf-8",
+    )
+    result = run("data", "check", str(path))
+    assert result.exit_code == 0, result.output  # warnings only: the file reads
+    warned = re.findall(rf"^warning: {re.escape(str(path))}:(\d+): (.*)$", result.output,
+                        flags=re.M)
+    assert [(int(n), what.split(" (")[0]) for n, what in warned] == [
+        (2, "lemma begins or ends with whitespace"),
+        (3, "tag bundle repeats a feature"),
+        (4, "spaces around a feature of the tag bundle"),
+    ]
+
+
 def test_check_accepts_a_good_file(tmp_path):
     path = tmp_path / "mine.tsv"
     path.write_text("Haus\tN;NOM;PL\tHäuser\nwandern\tV;PL;1\twandern aus\n", encoding="utf-8")
