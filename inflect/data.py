@@ -22,7 +22,6 @@ the file, the line and the value; nothing is dropped silently.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -585,15 +584,6 @@ def examples_to_frame(examples: Iterable[Example]) -> pd.DataFrame:
     return frame
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file's bytes, as 64 lowercase hex digits."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def read_examples_cached(
     path: str | os.PathLike[str],
     language: str | None = None,
@@ -619,7 +609,9 @@ def read_examples_cached(
     folder = Path(cache_dir) if cache_dir is not None else parsed_cache_dir()
     source = str(path)
     lang = language if language is not None else language_from_filename(path)
-    key = f"{file_sha256(path)}-{fmt}-v{_READER_VERSION}.parquet"
+    from inflect.datasets import sha256_of
+
+    key = f"{sha256_of(path)}-{fmt}-v{_READER_VERSION}.parquet"
     entry = folder / key
     if entry.is_file():
         table = pq.read_table(entry)

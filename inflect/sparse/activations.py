@@ -326,36 +326,32 @@ def entmax15(x: torch.Tensor, dim: int = -1, k: int | None = None, *, method: Me
     return _apply(Entmax15Function, x, dim, k, method)
 
 
-class Sparsemax(nn.Module):
+class _ExactMapping(nn.Module):
+    """Module form of an exact mapping ``f(x, dim, k, method=...)``."""
+
+    def __init__(self, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
+        super().__init__()
+        self.dim = dim
+        self.k = C.check_k(k)
+        self.method = method
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return type(self)._mapping(x, dim=self.dim, k=self.k, method=self.method)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, k={self.k}"
+
+
+class Sparsemax(_ExactMapping):
     """Module form of :func:`sparsemax` (same arguments)."""
 
-    def __init__(self, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
-        super().__init__()
-        self.dim = dim
-        self.k = C.check_k(k)
-        self.method = method
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return sparsemax(x, dim=self.dim, k=self.k, method=self.method)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, k={self.k}"
+    _mapping = staticmethod(sparsemax)
 
 
-class Entmax15(nn.Module):
+class Entmax15(_ExactMapping):
     """Module form of :func:`entmax15` (same arguments)."""
 
-    def __init__(self, dim: int = -1, k: int | None = None, *, method: Method = "auto"):
-        super().__init__()
-        self.dim = dim
-        self.k = C.check_k(k)
-        self.method = method
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return entmax15(x, dim=self.dim, k=self.k, method=self.method)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, k={self.k}"
+    _mapping = staticmethod(entmax15)
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
