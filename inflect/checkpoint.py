@@ -31,7 +31,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from inflect.model import Seq2Seq
+from inflect.model import Seq2Seq, resolve_device
 
 FORMAT = "sparse-inflect/1"
 META_KEY = "sparse_inflect"
@@ -177,7 +177,8 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
 
     Args:
         path: a checkpoint folder or its ``model.safetensors``.
-        device: where to put the weights.
+        device: where to put the weights (``"auto"``: CUDA when available, see
+            :func:`inflect.model.resolve_device`).
 
     Returns:
         The :class:`~inflect.model.Seq2Seq` in eval mode, with two extra attributes:
@@ -207,7 +208,7 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
         model.load_state_dict(tensors, strict=True)
     except (KeyError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path}: cannot rebuild the model ({exc})") from None
-    model.to(device)
+    model.to(resolve_device(device))
     model.eval()
     model.language_specs = _language_specs(meta.get("languages", []))
     model.checkpoint = meta

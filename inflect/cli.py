@@ -6,6 +6,25 @@ import click
 
 from inflect import __version__
 
+#: Options shared by the commands that search (predict, translate, evaluate, report, explain).
+#: The beam's upper bound keeps a typo (``--beam 50000``) from exhausting memory.
+MAX_BEAM = 256
+
+
+def _beam_option(when: str = ""):
+    return click.option("--beam", type=click.IntRange(min=1, max=MAX_BEAM), default=5,
+                        show_default=True, help=f"Beam size k, 1 to {MAX_BEAM}{when}.")
+
+
+def _max_forms_option(what: str):
+    return click.option("--max-forms", type=click.IntRange(min=1), default=100,
+                        show_default=True,
+                        help=f"List at most this many {what} per input (then: 'more than N').")
+
+
+_DEVICE_OPTION = click.option("--device", default="auto", show_default=True,
+                              help="auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ...")
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="inflect")
@@ -265,9 +284,8 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
                    "german); with --model and no --gold, the language(s) whose --split is read.")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
-@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Beam size k (with --model).")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ... (with --model).")
+@_beam_option(" (with --model)")
+@_DEVICE_OPTION
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
               help="Also write PREFIX.parquet and PREFIX.csv.")
@@ -338,8 +356,8 @@ def report() -> None:
 @click.option("--split", default="dev", show_default=True)
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
-@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--device", default="cpu", show_default=True)
+@_beam_option()
+@_DEVICE_OPTION
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal.")
@@ -416,10 +434,8 @@ _MODELS_DIR_OPTION = click.option(
               default="auto", show_default=True,
               help="auto: 2 fields covered, 3 fields 2018 (lemma, form, tags); 2023: lemma, "
                    "tags, form.")
-@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Beam size k.")
-@click.option("--max-forms", type=click.IntRange(min=1), default=100, show_default=True,
-              help="List at most this many forms per input (then: 'more than N').")
+@_beam_option()
+@_max_forms_option("forms")
 @click.option("--support", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True,
               help="Listing every nonzero-probability form: auto widens the beam (up to 20) "
@@ -430,7 +446,7 @@ _MODELS_DIR_OPTION = click.option(
               help="Output: table (default on a terminal), tsv (default in a pipe: lemma, tags, "
                    "language, certificate, count, then form/probability pairs), jsonl, or 2018 "
                    "(lemma, best form, tags: for inflect evaluate).")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ...")
+@_DEVICE_OPTION
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
                     support, out_format, device, models_dir):
@@ -510,9 +526,14 @@ def _stream_records(records, fmt, renderers, table, errors) -> None:
 
 
 @main.command("models")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
+              help="table (default on a terminal) or tsv (default in a pipe: language, members, "
+                   "dev_accuracy, setting, size_bytes, data, commands; with a header).")
 @_MODELS_DIR_OPTION
-def models_command(models_dir):
+def models_command(out_format, models_dir):
     """List the shipped default models: language, dev accuracy, size and training commands."""
+    import sys
+
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
 
@@ -526,6 +547,11 @@ def models_command(models_dir):
             f"no shipped models: {registry} lists none. Train one with `inflect train` and use "
             "it with `inflect predict --model PATH`."
         )
+        return
+    if (out_format or ("table" if sys.stdout.isatty() else "tsv")) == "tsv":
+        from inflect.report import models_tsv
+
+        click.echo(models_tsv(entries), nl=False)
         return
     from rich.console import Console
 
@@ -544,10 +570,10 @@ def models_command(models_dir):
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True)
+@_beam_option()
 @click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
               help="Also write the heat map as a PNG (needs matplotlib: the 'plot' extra).")
-@click.option("--device", default="cpu", show_default=True)
+@_DEVICE_OPTION
 @_MODELS_DIR_OPTION
 def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
@@ -596,10 +622,8 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
 @click.option("--input", "input_path",
               type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               default=None, help="Read sentences from FILE ('-': standard input), one a line.")
-@click.option("--beam", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Beam size k.")
-@click.option("--max-forms", type=click.IntRange(min=1), default=100, show_default=True,
-              help="List at most this many translations per sentence (then: 'more than N').")
+@_beam_option()
+@_max_forms_option("translations")
 @click.option("--support", type=click.Choice(["auto", "always", "never"]), default="never",
               show_default=True,
               help="never: the beam's n-best list; auto: widen the beam (up to 20) where it is "
@@ -609,7 +633,7 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
               help="Output: table (default on a terminal), tsv (default in a pipe: sentence, "
                    "empty tags, pair, certificate, count, then translation/probability pairs), "
                    "jsonl, or text (the best translation, one a line).")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda, ...")
+@_DEVICE_OPTION
 def translate_command(sentences, models, input_path, beam, max_forms, support, out_format,
                       device):
     """Translate SENTENCES (or --input FILE, or standard input when neither is given) with a

@@ -814,3 +814,21 @@ class Seq2Seq(nn.Module):
             Vocab.from_dict(fv) if fv else None,
             Vocab.from_dict(lv) if lv else None,
         )
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """Where a model runs: ``"auto"`` -> CUDA when available, else CPU; otherwise
+    ``torch.device(device)`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``, a :class:`torch.device`).
+
+    Raises:
+        ValueError: CUDA requested but not available, or a string torch cannot parse.
+    """
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except RuntimeError as exc:
+        raise ValueError(f"unknown device {device!r} (use auto, cpu, cuda or cuda:N): {exc}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda requested but CUDA is not available")
+    return dev

@@ -96,6 +96,19 @@ MAX_INPUT_LEN = 100
 SupportMode = Literal["auto", "always", "never"]
 
 
+def _with_hint(feature: str, known: Iterable[str]) -> str:
+    """``'nom'`` → ``"'nom' (did you mean 'NOM'?)"``: the known feature equal up to case, else the
+    closest by :func:`difflib.get_close_matches` (cutoff 0.75); the bare quoted name if none."""
+    import difflib
+
+    known = sorted(known)
+    match = next((k for k in known if k.casefold() == feature.casefold()), None)
+    if match is None:
+        close = difflib.get_close_matches(feature, known, n=1, cutoff=0.75)
+        match = close[0] if close else None
+    return f"{feature!r} (did you mean {match!r}?)" if match else repr(feature)
+
+
 class InputError(ValueError):
     """A query the model cannot take: empty lemma, unknown feature, too long, unknown language.
 
@@ -474,8 +487,9 @@ class Predictor:
         if unknown:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
+            named = ", ".join(_with_hint(f, self.features) for f in unknown)
             raise InputError(
-                f"unknown UniMorph feature{plural} {', '.join(map(repr, unknown))} in tag bundle "
+                f"unknown UniMorph feature{plural} {named} in tag bundle "
                 f"{query.tags.text!r}; the model knows {len(self.features)} features: {known}",
                 None, src, line,
             )

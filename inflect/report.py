@@ -274,6 +274,25 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     return table
 
 
+def models_tsv(models: Sequence[ShippedModel]) -> str:
+    """The shipped default models as tab-separated lines with a header: language, members (the
+    member checkpoint paths, comma-separated), dev_accuracy (percent, empty if unknown), setting,
+    size_bytes, data, commands (``" && "``-joined)."""
+    lines = ["language\tmembers\tdev_accuracy\tsetting\tsize_bytes\tdata\tcommands"]
+    for m in models:
+        fields = [
+            m.language,
+            ",".join(str(p) for p in m.members),
+            "" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
+            m.setting,
+            str(m.size_bytes),
+            m.data,
+            " && ".join(m.commands),
+        ]
+        lines.append("\t".join(" ".join(f.split()) for f in fields))
+    return "\n".join(lines) + "\n"
+
+
 # --- inflect evaluate --model / inflect report ambiguity / inflect explain ---------------------
 
 

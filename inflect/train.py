@@ -33,7 +33,7 @@ import torch
 
 from inflect import checkpoint as ckpt
 from inflect.checkpoint import load_model  # re-exported for convenience
-from inflect.model import COPY_FEATURE, Batch, Config, Seq2Seq
+from inflect.model import COPY_FEATURE, Batch, Config, Seq2Seq, resolve_device
 from inflect.vocab import PAD, Vocab
 
 __all__ = [
@@ -321,20 +321,6 @@ def make_batch(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -
         [it.target for it in items] if targets else None,
         warn=False,
     )
-
-
-def resolve_device(device: str = "auto") -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; otherwise ``torch.device(device)``.
-
-    Raises:
-        ValueError: CUDA requested but not available.
-    """
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device cuda requested but CUDA is not available")
-    return dev
 
 
 def _autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]:

@@ -396,7 +396,8 @@ def test_cli_errors_keep_written_results(ckpt, tmp_path):
 
     cases = [
         (["--lang", "germn", "kala", "V"], "did you mean 'german'"),
-        (["kala", "V;GEN"], "unknown UniMorph feature 'GEN'"),
+        (["kala", "V;GEN"], "unknown UniMorph feature 'GEN' in tag bundle"),
+        (["kala", "v"], "unknown UniMorph feature 'v' (did you mean 'V'?)"),
         (["", "V"], "empty lemma"),
         (["b" * 101, "V"], "longer than the model's limit of 100 symbols"),
     ]
@@ -444,10 +445,20 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     assert entries[0].size_bytes == (ckpt / "model.safetensors").stat().st_size + sum(
         p.stat().st_size for p in ckpt2.iterdir()
     )
-    res = run("models", "--models-dir", str(folder))
+    res = run("models", "--models-dir", str(folder), "--format", "table")
     assert res.exit_code == 0, res.output
     assert "german" in res.stdout and "97.50" in res.stdout
     assert "inflect train --lang german --seed 1" in res.stdout
+    # in a pipe (the test runner's stdout is not a terminal): TSV with a header
+    res = run("models", "--models-dir", str(folder))
+    assert res.exit_code == 0, res.output
+    header, row = res.stdout.splitlines()
+    assert header.split("\t")[:5] == ["language", "members", "dev_accuracy", "setting",
+                                       "size_bytes"]
+    fields = row.split("\t")
+    assert fields[:2] == ["german", f"{ckpt / 'model.safetensors'},{ckpt2}"]
+    assert fields[2:5] == ["97.50", "high", str(entries[0].size_bytes)]
+    assert fields[6] == "inflect train --lang german --seed 1 && noise"
 
     # the default model of a language (any alias) is that ensemble
     assert default_model("de", folder).members == (ckpt / "model.safetensors", ckpt2)
