@@ -117,7 +117,8 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     best = meta["training"]["best_epoch"]
     assert meta["metrics"][best - 1]["dev_accuracy"] == metrics.dev_accuracy.max()
     # same weights as the best epoch's, same outputs as before
-    again = load_model(moved)
+    again = load_model(moved, device="auto")
+    again.cpu()
     for k, v in model.state_dict().items():
         assert torch.equal(v, again.state_dict()[k])
     batch = make_batch(model, dev_items)
@@ -126,6 +127,20 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     # only tensors and JSON inside: safetensors metadata parses as JSON
     with safe_open(str(moved / MODEL_FILE), "pt") as fh:
         json.loads(fh.metadata()["sparse_inflect"])
+
+
+def test_device_names_resolve_or_fail_clearly():
+    from inflect.model import resolve_device
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto").type == expected
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+    with pytest.raises(ValueError, match="unknown device 'gpu0'"):
+        resolve_device("gpu0")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            resolve_device("cuda")
 
 
 def test_load_model_errors_are_clear(tmp_path):
