@@ -165,6 +165,18 @@ def test_smoke_end_to_end_and_checkpoint_without_data(multi30k, tmp_path):
     table = [ln for ln in (out / "results.md").read_text().splitlines() if ln.startswith("| ")]
     assert len(table) == len(rows) + 1  # header + one row per run
 
+    # runs=[] (--prepare) only writes the subword model and leaves results alone; a second
+    # full call skips the finished runs and reads the cached evaluations
+    before = (out / "results.md").read_bytes()
+    assert recipe.run_grid(size, out, data, runs=[], log=lambda *a: None) == []
+    assert (out / "results.md").read_bytes() == before
+    prepared = tmp_path / "prepared"
+    assert recipe.run_grid(size, prepared, data, runs=[], log=lambda *a: None) == []
+    assert sorted(p.name for p in prepared.iterdir()) == ["codec.json"]
+    again = recipe.run_grid(size, out, data, log=lambda *a: None)
+    assert [(r["bleu"], r["tokens_per_s"]) for r in again] == [
+        (r["bleu"], r["tokens_per_s"]) for r in rows]
+
     # the checkpoint carries its subword model: translate with the data gone
     run = Path(sparse["run"])
     alone = tmp_path / "alone"

@@ -368,7 +368,8 @@ def run_grid(
     size: Size, out: Path, data_dir: str | Path | None = None, device: str = "cpu",
     runs: Sequence[tuple[str, str]] | None = None, log: Any = print,
 ) -> list[dict[str, Any]]:
-    """Train and evaluate every (output, attention) run of ``size`` under ``out``; write
+    """Train and evaluate every (output, attention) run of ``size`` (or of ``runs``; an empty
+    list: only the shared subword model ``out/codec.json``) under ``out``; write
     ``out/results.jsonl`` and ``out/results.md``. Restartable (see the module docstring)."""
     folder = data_folder(data_dir)
     codec = None
@@ -382,7 +383,7 @@ def run_grid(
         atomic_write_bytes(codec_path, json.dumps(data.codec.to_dict()).encode())
     dev_de, dev_en = read_pairs(folder, "val", size.dev_pairs)
     rows = []
-    for output, attention in runs or size.runs:
+    for output, attention in size.runs if runs is None else runs:
         run_dir = out / run_name(output, attention)
         speed = train_one(size, data, output, attention, run_dir, device, log=log)
         eval_path = run_dir / "eval.json"
@@ -398,9 +399,10 @@ def run_grid(
         log(f"{run_dir.name}: BLEU {row['bleu']:.2f} chrF {row['chrf']:.2f} support/step "
             f"{row['mean_step_support']:.1f} certified {100 * row['certified']:.1f}%")
         rows.append(row)
-    atomic_write_bytes(out / "results.jsonl",
-                       "".join(json.dumps(r) + "\n" for r in rows).encode())
-    atomic_write_bytes(out / "results.md", results_markdown(rows).encode())
+    if rows:  # an empty list (--prepare) leaves earlier results as they are
+        atomic_write_bytes(out / "results.jsonl",
+                           "".join(json.dumps(r) + "\n" for r in rows).encode())
+        atomic_write_bytes(out / "results.md", results_markdown(rows).encode())
     return rows
 
 
@@ -413,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "data folder (INFLECT_DATA_DIR).")
     parser.add_argument("--run", action="append", default=None, metavar="OUTPUT/ATTENTION",
                         help="Only this run, e.g. entmax:1.33/entmax15 (repeatable).")
+    parser.add_argument("--prepare", action="store_true",
+                        help="Only train the shared subword model (OUT/codec.json) and stop: do "
+                             "this once before starting runs in parallel processes.")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch.")
     args = parser.parse_args(argv)
@@ -428,11 +433,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             Config(output_mapping=output, attention_mapping=attention)  # validate now
             runs.append((output, attention))
     try:
-        rows = run_grid(SMOKE if args.smoke else FULL, args.out, args.data_dir, args.device, runs)
+        rows = run_grid(SMOKE if args.smoke else FULL, args.out, args.data_dir, args.device,
+                        [] if args.prepare else runs)
     except (FileNotFoundError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(results_markdown(rows))
+    if args.prepare:
+        print(f"wrote {args.out / 'codec.json'}")
+    else:
+        print(results_markdown(rows))
     return 0
 
 
