@@ -261,3 +261,21 @@ def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small
     with pytest.raises(ValueError, match="different codec"):
         train(None, replace(data, codec=other), tmp_path / "run", device="cpu", resume=True,
               max_epochs=3)
+
+
+def test_results_table_throughput_is_relative_to_the_softmax_output():
+    recipe = load_recipe()
+
+    def row(output, attention, speed):
+        return {"output": output, "attention": attention, "bleu": 30.0, "chrf": 50.0,
+                "mean_step_support": 2.0, "target_vocab": 10, "certified": 0.5,
+                "full_support": 0.25, "mode_only": 0.25, "tokens_per_s": speed, "epochs": 3,
+                "bleu_signature": "b", "chrf_signature": "c"}
+
+    rows = [row("softmax", "entmax15", 200.0), row("entmax15", "entmax15", 150.0),
+            row("softmax", "softmax", 400.0), row("sparsemax", "sparsemax", 100.0)]
+    table = [ln for ln in recipe.results_markdown(rows).splitlines() if ln.startswith("| ")]
+    ratios = [ln.split("|")[7].strip() for ln in table[1:]]
+    # same attention first (150/200), else softmax/softmax (100/400)
+    assert ratios == ["200 (1.00×)", "150 (0.75×)", "400 (1.00×)", "100 (0.25×)"]
+    assert "| 2.0 (of 10) | 50.0% (25.0% / 25.0%) |" in table[2]

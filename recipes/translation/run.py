@@ -342,15 +342,17 @@ def evaluate_model(
 
 
 def results_markdown(rows: Sequence[dict[str, Any]]) -> str:
-    """The results as a Markdown table (one row per run), relative throughput vs softmax."""
-    base = next((r["tokens_per_s"] for r in rows
-                 if r["output"] == "softmax" and r["attention"] == "softmax"), math.nan)
+    """The results as a Markdown table (one row per run). Training throughput is also given
+    relative to the run with the softmax output and the same attention (else softmax/softmax;
+    ``nan`` when there is neither)."""
+    speed = {(r["output"], r["attention"]): r["tokens_per_s"] for r in rows}
     lines = [
         "| output | attention | BLEU | chrF | mean output support / step (of V) | certified "
-        "beam (full support / mode) | train tokens/s (× softmax) | epochs |",
+        "beam (full support / mode) | train tokens/s (× softmax output) | epochs |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        base = speed.get(("softmax", r["attention"]), speed.get(("softmax", "softmax"), math.nan))
         lines.append(
             f"| {r['output']} | {r['attention']} | {r['bleu']:.2f} | {r['chrf']:.2f} | "
             f"{r['mean_step_support']:.1f} (of {r['target_vocab']}) | "
