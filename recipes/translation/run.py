@@ -100,8 +100,8 @@ SMOKE = Size(
 #: α sweep (1.0, 1.33, 1.5, 2.0) at fixed 1.5-entmax attention. Sized to train on 2 CPU cores in
 #: under two hours (two runs at a time, one thread each; measured cost in README.md): embeddings
 #: 128, one layer of 256, at most 10 epochs -- much smaller than the paper's OpenNMT model
-#: (2 x 500), the same for every mapping. The all-softmax and all-sparsemax corners are in
-#: ``CORNERS`` (``--run softmax/softmax`` etc.).
+#: (2 x 500), the same for every mapping. Other attention mappings, e.g. the all-softmax and
+#: all-sparsemax corners of the paper's grid: ``--run softmax/softmax --run sparsemax/sparsemax``.
 FULL = Size(
     train_pairs=None,
     dev_pairs=None,
@@ -125,9 +125,6 @@ FULL = Size(
         ("sparsemax", "entmax15"),
     ),
 )
-
-#: The two corners of the paper's grid beyond the output sweep (same size, run on request).
-CORNERS = (("softmax", "softmax"), ("sparsemax", "sparsemax"))
 
 
 # ------------------------------------------------------------------------------------- data
