@@ -22,6 +22,13 @@ def _max_forms_option(what: str):
                         help=f"List at most this many {what} per input (then: 'more than N').")
 
 
+def _output_format(chosen: str | None) -> str:
+    """The --format given, else ``table`` on a terminal and ``tsv`` in a pipe."""
+    import sys
+
+    return chosen or ("table" if sys.stdout.isatty() else "tsv")
+
+
 _DEVICE_OPTION = click.option("--device", default="auto", show_default=True,
                               help="auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ...")
 
@@ -457,14 +464,13 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     german --input german-covered-test (or - for standard input); results stream out one record
     per input, and stop with an error at the first bad line, keeping what was written.
     """
-    import sys
     import warnings
 
     if input_path is not None and lemma is not None:
         raise click.UsageError("give either LEMMA TAGS or --input FILE, not both")
     if input_path is None and (lemma is None or tags is None):
         raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE")
-    fmt = out_format or ("table" if sys.stdout.isatty() else "tsv")
+    fmt = _output_format(out_format)
 
     from inflect.models import NoDefaultModelError
     from inflect.predict import InputError, load_predictor, make_query, read_queries
@@ -532,7 +538,6 @@ def _stream_records(records, fmt, renderers, table, errors) -> None:
 @_MODELS_DIR_OPTION
 def models_command(out_format, models_dir):
     """List the shipped default models: language, dev accuracy, size and training commands."""
-    import sys
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
@@ -548,7 +553,7 @@ def models_command(out_format, models_dir):
             "it with `inflect predict --model PATH`."
         )
         return
-    if (out_format or ("table" if sys.stdout.isatty() else "tsv")) == "tsv":
+    if _output_format(out_format) == "tsv":
         from inflect.report import models_tsv
 
         click.echo(models_tsv(entries), nl=False)
@@ -642,7 +647,6 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
 
     Example: inflect translate --model runs/mt/out-entmax15_att-entmax15 "Ein Hund läuft."
     """
-    import sys
     import warnings
 
     from inflect.predict import InputError
@@ -652,7 +656,7 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
 
     if sentences and input_path is not None:
         raise click.UsageError("give either SENTENCES or --input FILE, not both")
-    fmt = out_format or ("table" if sys.stdout.isatty() else "tsv")
+    fmt = _output_format(out_format)
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
         translator = Translator.from_checkpoints(models, device, beam_size=beam,

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -37,3 +38,13 @@ def multi30k() -> Path:
     if not (path / "train.de").is_file():
         pytest.skip("Multi30k data not found under ../shared/data/multi30k")
     return path
+
+
+@pytest.fixture
+def one_thread():
+    """Run a test with one torch thread (model tests: steady timings, no oversubscription under
+    xdist), restoring the previous count."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

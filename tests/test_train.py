@@ -27,13 +27,7 @@ from inflect.model import Config
 from inflect.search import greedy
 from inflect.train import TrainingData, TrainingInterrupted, make_batch, train
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
 def tiny_config(**kw):
