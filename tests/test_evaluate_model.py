@@ -17,7 +17,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 from rich.console import Console
-from test_predict import ckpt, ckpt2, one_thread  # noqa: F401  (module fixtures, reused)
+from test_predict import ckpt, ckpt2  # noqa: F401  (module fixtures, reused)
 from test_search import EOS, TableModel
 
 from inflect.ambiguity import ambiguity_report
@@ -34,6 +34,8 @@ from inflect.explain import EOS_LABEL, Explanation, explain
 from inflect.predict import Form, Prediction, Predictor
 from inflect.report import ambiguity_html, ambiguity_markdown, attention_heatmap
 from inflect.search import Certificate, beam_search
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 V = 6  # ids 4 and 5 are real symbols
 
