@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor, nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from inflect.batching import IGNORE_INDEX, Batch, Vocabularies, make_batch
+from inflect.recurrence import RecurrenceSpec, bilstm_layer, decoder_recurrence
 from inflect.sparse import entmax, entmax_loss, mapping_alpha
 from inflect.vocab import (
     BOS_ID,
@@ -50,7 +50,6 @@ from inflect.vocab import (
     PAD,
     PAD_ID,
     UNK_ID,
-    UnknownSymbolWarning,
     Vocab,
     replace_unknowns,
 )
@@ -59,8 +58,6 @@ from inflect.vocab import (
 ATTENTION_SCORES = ("general", "dot", "mlp")
 #: The feature that marks an autoencoding (copy) item (see ``Config.copy_examples``).
 COPY_FEATURE = "<copy>"
-#: Label index ignored by the loss (as in :class:`torch.nn.CrossEntropyLoss`).
-IGNORE_INDEX = -100
 
 
 @dataclass
@@ -263,57 +260,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass
-class Batch:
-    """An encoded batch of B examples, padded to the longest source S and target T.
-
-    Attributes:
-        source: int64 (B, S) source-symbol ids, :data:`~inflect.vocab.PAD_ID` after each end.
-        source_mask: bool (B, S), True at real (non-padding) positions.
-        source_lengths: int64 (B,) number of real source positions (>= 1).
-        features: int64 (B, F) tag-feature ids sorted ascending, padded with 0; or None.
-        languages: int64 (B,) language ids; or None.
-        target_in: int64 (B, T) decoder inputs (BOS, y_1, ..., y_{n}), padded; or None.
-        target_out: int64 (B, T) gold outputs (y_1, ..., y_n, EOS), padded with -100; or None.
-        source_symbols: the B source symbol sequences as given (for unknown-word replacement).
-    """
-
-    source: Tensor
-    source_mask: Tensor
-    source_lengths: Tensor
-    features: Tensor | None = None
-    languages: Tensor | None = None
-    target_in: Tensor | None = None
-    target_out: Tensor | None = None
-    source_symbols: list[list[str]] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return self.source.shape[0]
-
-    def to(self, device: torch.device | str) -> Batch:
-        """The same batch with every tensor on ``device``."""
-        moved = {
-            f.name: (v.to(device) if isinstance(v, Tensor) else v)
-            for f in dataclasses.fields(self)
-            for v in [getattr(self, f.name)]
-        }
-        return Batch(**moved)
-
-    def index_select(self, index: Sequence[int]) -> Batch:
-        """The sub-batch of rows ``index`` (padding is kept)."""
-        idx = torch.as_tensor(list(index), dtype=torch.long, device=self.source.device)
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, Tensor):
-                out[f.name] = v.index_select(0, idx)
-            elif f.name == "source_symbols" and v:
-                out[f.name] = [v[i] for i in index]
-            else:
-                out[f.name] = v
-        return Batch(**out)
-
-
-@dataclass
 class DecoderState:
     """The decoder's state for N hypotheses (opaque to search).
 
@@ -325,6 +271,9 @@ class DecoderState:
         mask: bool (N, S) real source positions.
         condition: float (N, D) condition vector, or None.
         copy_index: int64 (N, S) target-vocabulary ids of the source symbols (copy bias), or None.
+        gate_bias: float (N, 4H) the first decoder layer's input-gate terms that stay the same at
+            every step: both LSTM biases plus the condition vector's part of ``W_ih`` (computed
+            once in :meth:`Seq2Seq.encode` instead of once per step).
     """
 
     h: Tensor
@@ -335,6 +284,40 @@ class DecoderState:
     mask: Tensor
     condition: Tensor | None
     copy_index: Tensor | None = None
+    gate_bias: Tensor | None = None
+    weights: StepWeights | None = None
+
+    #: fields with the N hypotheses in dimension 1 (the others have them in dimension 0)
+    _LAYER_FIRST = ("h", "c")
+
+    def map_rows(self, fn: Any) -> DecoderState:
+        """A new state with ``fn(tensor, dim)`` applied to every tensor field (rows in ``dim``)."""
+        return DecoderState(
+            **{
+                f.name: fn(v, 1 if f.name in self._LAYER_FIRST else 0)
+                if isinstance(v, Tensor)
+                else v
+                for f in dataclasses.fields(self)
+                for v in [getattr(self, f.name)]
+            }
+        )
+
+
+@dataclass
+class StepWeights:
+    """The decoder's per-step matrices, assembled once per encoded batch (not once per step).
+
+    Attributes:
+        embedding: float (4H, E), the target embedding's columns of the first layer's ``W_ih``.
+        layers: per decoder layer, ``[W_f | W_hh]`` (4H, 2H) (first layer: the input feeding's
+            columns of ``W_ih`` beside ``W_hh``) or ``[W_ih | W_hh]`` (the others).
+        biases: per layer above the first, ``b_ih + b_hh`` (4H,); the first layer's are in
+            ``DecoderState.gate_bias``.
+    """
+
+    embedding: Tensor
+    layers: list[Tensor]
+    biases: list[Tensor]
 
 
 class Seq2Seq(nn.Module):
@@ -412,6 +395,9 @@ class Seq2Seq(nn.Module):
                 "source_to_target", torch.tensor(s2t, dtype=torch.long), persistent=False
             )
         self.output_alpha = config.output_alpha
+        #: dtype of the decoder's per-step products in training (see
+        #: :class:`inflect.recurrence.RecurrenceSpec`); set by the trainer, None = float32.
+        self.matmul_dtype: torch.dtype | None = None
         if config.learn_attention_alpha:
             init = config.attention_alpha - 1.0
             self.attention_alpha_raw = nn.Parameter(torch.tensor(math.log(math.expm1(init))))
@@ -447,100 +433,24 @@ class Seq2Seq(nn.Module):
         *,
         warn: bool = True,
     ) -> Batch:
-        """Encode B examples into a padded :class:`Batch` on the model's device.
+        """Encode B examples into a padded :class:`~inflect.batching.Batch` on the model's device.
 
-        Args:
-            sources: B source symbol sequences (e.g. ``spec.to_symbols(lemma)``), each non-empty.
-            features: B iterables of UniMorph features (e.g. ``TagBundle.features``); required
-                when the model has a feature vocabulary. Features unseen in training are left
-                out with a warning.
-            languages: B language names; optional when the model knows a single language.
-            targets: B target symbol sequences (training / teacher forcing), or None.
-            warn: warn about symbols and features unseen in training.
-
-        Returns:
-            The batch; unseen source symbols are mapped to UNK with an
-            :class:`~inflect.vocab.UnknownSymbolWarning`.
+        A convenience for one-off lists (see :func:`inflect.batching.make_batch`; datasets are
+        encoded once with :class:`inflect.batching.EncodedItems`).
 
         Raises:
             ValueError: on an empty source, mismatched lengths, missing features, or an unknown
                 language (the message lists the known ones).
         """
-        B = len(sources)
-        if B == 0:
-            raise ValueError("cannot make an empty batch")
-        for name, seqs in (("features", features), ("languages", languages), ("targets", targets)):
-            if seqs is not None and len(seqs) != B:
-                raise ValueError(f"{name} has {len(seqs)} items, sources has {B}")
-        src_ids = []
-        for i, s in enumerate(sources):
-            if len(s) == 0:
-                raise ValueError(f"source {i} is empty")
-            src_ids.append(self.source_vocab.encode(s, warn=warn))
-        S = max(len(s) for s in src_ids)
-        source = torch.full((B, S), PAD_ID, dtype=torch.long)
-        for i, s in enumerate(src_ids):
-            source[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        lengths = torch.tensor([len(s) for s in src_ids], dtype=torch.long)
-        mask = source != PAD_ID
-        batch = Batch(
-            source=source,
-            source_mask=mask,
-            source_lengths=lengths,
-            source_symbols=[list(s) for s in sources],
+        return make_batch(
+            Vocabularies.of(self),
+            sources,
+            features,
+            languages,
+            targets,
+            device=self.device,
+            warn=warn,
         )
-
-        if self.feature_vocab is not None:
-            if features is None:
-                raise ValueError("this model needs the tag-bundle features of every example")
-            rows = []
-            for feats in features:
-                ids = []
-                for f in feats:
-                    if f in self.feature_vocab:
-                        ids.append(self.feature_vocab.index(f))
-                    elif warn:
-                        warnings.warn(
-                            f"UniMorph feature {f!r} was not seen in training; it is left out",
-                            UnknownSymbolWarning,
-                            stacklevel=2,
-                        )
-                rows.append(sorted(set(ids)))  # a set, in a canonical order
-            F = max(1, max(len(r) for r in rows))
-            feat = torch.zeros((B, F), dtype=torch.long)
-            for i, r in enumerate(rows):
-                if r:
-                    feat[i, : len(r)] = torch.tensor(r, dtype=torch.long)
-            batch.features = feat
-
-        if self.language_vocab is not None:
-            if languages is None:
-                if len(self.language_vocab) != 1:
-                    raise ValueError(
-                        "this multilingual model needs the language of every example; known: "
-                        + ", ".join(self.language_vocab.symbols)
-                    )
-                languages = [self.language_vocab.symbols[0]] * B
-            ids = []
-            for lang in languages:
-                if lang not in self.language_vocab:
-                    raise ValueError(
-                        f"the model was not trained on language {lang!r}; known: "
-                        + ", ".join(self.language_vocab.symbols)
-                    )
-                ids.append(self.language_vocab.index(lang))
-            batch.languages = torch.tensor(ids, dtype=torch.long)
-
-        if targets is not None:
-            tgt_ids = [self.target_vocab.encode(t, warn=warn) for t in targets]
-            T = max(len(t) for t in tgt_ids) + 1
-            tin = torch.full((B, T), PAD_ID, dtype=torch.long)
-            tout = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
-            for i, t in enumerate(tgt_ids):
-                tin[i, : len(t) + 1] = torch.tensor([BOS_ID, *t], dtype=torch.long)
-                tout[i, : len(t) + 1] = torch.tensor([*t, EOS_ID], dtype=torch.long)
-            batch.target_in, batch.target_out = tin, tout
-        return batch.to(self.device)
 
     @property
     def device(self) -> torch.device:
@@ -594,72 +504,143 @@ class Seq2Seq(nn.Module):
         emb = self.dropout(self.source_embedding(batch.source))
         if cond is not None:
             emb = torch.cat([emb, cond.unsqueeze(1).expand(B, S, cond.shape[-1])], dim=-1)
-        packed = pack_padded_sequence(
-            emb, batch.source_lengths.cpu(), batch_first=True, enforce_sorted=False
-        )
-        out, (h_n, c_n) = self.encoder(packed)
-        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=S)
-        L, H = self.config.layers, self.config.hidden_dim
-
-        def bridge(x: Tensor) -> Tensor:  # (2L, B, H/2) -> (L, B, H): concat the directions
-            return x.view(L, 2, B, H // 2).transpose(1, 2).reshape(L, B, H)
+        memory, h_n, c_n = self._encode_layers(emb, batch.source_mask)
+        H = self.config.hidden_dim
 
         # general: W_a h̄_s; mlp: W_m h̄_s + b (the query part is added per step); dot: h̄_s
         keys = memory if self.config.attention_score == "dot" else self.score_proj(memory)
         feed = memory.new_zeros((B, H))
+        first = self.decoder[0]
+        w_emb, w_feed, w_cond = self._input_weights()
+        gate_bias = first.bias_ih + first.bias_hh
+        if cond is not None:
+            gate_bias = gate_bias + cond @ w_cond.t()
+        weights = StepWeights(
+            embedding=w_emb,
+            layers=[
+                torch.cat([w_feed if i == 0 else cell.weight_ih, cell.weight_hh], 1)
+                for i, cell in enumerate(self.decoder)
+            ],
+            biases=[cell.bias_ih + cell.bias_hh for cell in self.decoder[1:]],
+        )
         return DecoderState(
-            h=bridge(h_n),
-            c=bridge(c_n),
+            h=h_n,
+            c=c_n,
             feed=feed,
             memory=memory,
             keys=keys,
             mask=batch.source_mask,
             condition=cond,
             copy_index=self.source_to_target[batch.source] if self.config.copy_bias else None,
+            gate_bias=gate_bias.expand(B, -1),
+            weights=weights,
         )
 
+    def _encode_layers(self, x: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """The BiLSTM encoder (``self.encoder``'s weights) over right-padded rows.
+
+        Each layer's input terms are one matrix product for all positions and both directions;
+        the recurrence runs in :func:`inflect.recurrence.bilstm_layer` (equal to
+        ``nn.LSTM`` over a packed sequence, a test checks it, at a fraction of its cost for
+        short rows).
+
+        Args:
+            x: float (B, S, E + D) embeddings (and condition vectors) of the source symbols.
+            mask: bool (B, S) real positions.
+
+        Returns:
+            memory float (B, S, H) (0 at padding); final h and c float (L, B, H), each the
+            concatenation of the forward direction's state at the row's last symbol and the
+            backward direction's at its first.
+        """
+        enc = self.encoder
+        hs, cs = [], []
+        for layer in range(self.config.layers):
+            if layer:
+                x = nn.functional.dropout(x, enc.dropout, self.training)
+            names = [f"_l{layer}", f"_l{layer}_reverse"]
+            pre = torch.stack(
+                [
+                    nn.functional.linear(
+                        x,
+                        getattr(enc, "weight_ih" + n),
+                        getattr(enc, "bias_ih" + n) + getattr(enc, "bias_hh" + n),
+                    )
+                    for n in names
+                ]
+            )
+            w_hh = torch.stack([getattr(enc, "weight_hh" + n) for n in names])
+            out, h, c = bilstm_layer(pre, w_hh, mask)
+            x = torch.cat([out[0], out[1]], dim=-1)
+            hs.append(torch.cat([h[0], h[1]], dim=-1))
+            cs.append(torch.cat([c[0], c[1]], dim=-1))
+        return x, torch.stack(hs), torch.stack(cs)
+
+    def _input_weights(self) -> tuple[Tensor, Tensor, Tensor]:
+        """The first decoder layer's ``W_ih`` split by its input ``[y_{t-1}; h̃_{t-1}; condition]``:
+        (4H, E), (4H, H), (4H, D) views."""
+        E, H = self.config.emb_dim, self.config.hidden_dim
+        w = self.decoder[0].weight_ih
+        # one split (its backward is one concatenation; three slices would each fill zeros)
+        w_emb, w_feed, w_cond = w.split([E, H, w.shape[1] - E - H], dim=1)
+        return w_emb, w_feed, w_cond
+
     def _attend(self, query: Tensor, state: DecoderState) -> tuple[Tensor, Tensor]:
-        """Global attention: scores, -inf on padding, attention mapping, context vector."""
+        """Global attention: scores, -inf on padding, attention mapping, context vector.
+
+        Products with the memory are written as broadcast multiply-and-sum rather than ``bmm``:
+        for the decoder's (N, S, H) shapes with one query per row, ``bmm`` is about 5x slower on
+        the CPU (a batch of tiny matrix products).
+        """
         if self.config.attention_score == "mlp":
             q = self.score_query(query).unsqueeze(1)  # (N, 1, H)
             scores = self.score_v(torch.tanh(q + state.keys)).squeeze(-1)  # (N, S)
         else:
-            scores = torch.bmm(state.keys, query.unsqueeze(-1)).squeeze(-1)  # (N, S)
+            scores = (state.keys * query.unsqueeze(1)).sum(-1)  # (N, S)
         scores = scores.float().masked_fill(~state.mask, float("-inf"))
         attn = entmax(scores, self.attention_alpha, dim=-1)
-        context = torch.bmm(attn.unsqueeze(1).to(state.memory.dtype), state.memory).squeeze(1)
+        context = (attn.unsqueeze(-1).to(state.memory.dtype) * state.memory).sum(1)
         return attn, context
 
+    @staticmethod
+    def _lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+        """LSTM cell nonlinearity from pre-activations (N, 4H) in PyTorch's order i, f, g, o."""
+        H = c.shape[-1]
+        s = torch.sigmoid(gates)
+        c_new = s[:, H : 2 * H] * c + s[:, :H] * torch.tanh(gates[:, 2 * H : 3 * H])
+        return s[:, 3 * H :] * torch.tanh(c_new), c_new
+
     def _decode_step(
-        self, state: DecoderState, prev: Tensor
+        self, state: DecoderState, prev: Tensor | None, input_gates: Tensor | None = None
     ) -> tuple[Tensor, Tensor, DecoderState]:
         """One decoder step: returns (h̃ (N, H) after dropout, attention (N, S) float32, state).
 
-        The generator is applied by the caller (once over all steps in :meth:`forward`).
+        The first layer is an LSTM cell over ``[embedding(y_{t-1}); h̃_{t-1}; condition]``
+        computed in parts: the condition's and the biases' terms come precomputed in
+        ``state.gate_bias``; the embedding's term is ``input_gates`` (N, 4H) when the caller
+        computed it for every step at once (teacher forcing), else it is computed here from
+        ``prev`` (int64 (N,)); the recurrent part is one product with ``[W_f | W_hh]``. The
+        generator is applied by the caller (once over all steps in :meth:`forward`).
         """
-        parts = [self.dropout(self.target_embedding(prev)), state.feed]
-        if state.condition is not None:
-            parts.append(state.condition)
-        x = torch.cat(parts, dim=-1)
+        w = state.weights
+        if input_gates is None:
+            input_gates = self.dropout(self.target_embedding(prev)) @ w.embedding.t()
+        x = None
         hs, cs = [], []
-        for i, cell in enumerate(self.decoder):
-            h, c = cell(x, (state.h[i], state.c[i]))
-            hs.append(h)
+        for i, layer in enumerate(w.layers):
+            if i == 0:
+                x = torch.cat([state.feed, state.h[0]], -1)
+                gates = torch.addmm(state.gate_bias + input_gates, x, layer.t())
+            else:
+                x = torch.cat([self.dropout(x), state.h[i]], -1)
+                gates = torch.addmm(w.biases[i - 1], x, layer.t())
+            x, c = self._lstm_gates(gates, state.c[i])
+            hs.append(x)
             cs.append(c)
-            x = self.dropout(h) if i + 1 < len(self.decoder) else h
         attn, context = self._attend(x, state)
         feed = torch.tanh(self.combine(torch.cat([context.to(x.dtype), x], dim=-1)))
         feed = self.dropout(feed)
-        new = DecoderState(
-            h=torch.stack(hs),
-            c=torch.stack(cs),
-            feed=feed,
-            memory=state.memory,
-            keys=state.keys,
-            mask=state.mask,
-            condition=state.condition,
-            copy_index=state.copy_index,
-        )
+        new = dataclasses.replace(state, h=torch.stack(hs), c=torch.stack(cs), feed=feed)
         return feed, attn, new
 
     def _logits(self, feed: Tensor, attn: Tensor, copy_index: Tensor | None) -> Tensor:
@@ -684,6 +665,12 @@ class Seq2Seq(nn.Module):
     def forward(self, batch: Batch) -> tuple[Tensor, Tensor]:
         """Teacher-forced pass.
 
+        The embedding's part of the first decoder layer's input gates is computed for all T
+        steps in one matrix product; the T steps then run as one autograd node with a
+        hand-written backward pass (:func:`inflect.recurrence.decoder_recurrence`), except with
+        a learned attention α or the ``mlp`` score, which go step by step through
+        :meth:`_decode_step`.
+
         Returns:
             logits: float (B, T, V) before the output mapping;
             attention: float32 (B, T, S) attention weights.
@@ -694,9 +681,31 @@ class Seq2Seq(nn.Module):
         if batch.target_in is None:
             raise ValueError("forward needs a batch with targets (make_batch(..., targets=...))")
         state = self.encode(batch)
+        emb = self.dropout(self.target_embedding(batch.target_in))
+        input_gates = emb @ state.weights.embedding.t()  # (B, T, 4H)
+        if self.attention_alpha_raw is None and self.config.attention_score != "mlp":
+            feeds, attn = decoder_recurrence(
+                RecurrenceSpec(
+                    self._fixed_attention_alpha, self.dropout.p if self.training else 0.0
+                ),
+                input_gates,
+                state.gate_bias,
+                state.h,
+                state.c,
+                state.keys,
+                state.memory,
+                state.mask,
+                self.combine.weight,
+                state.weights.layers,
+                state.weights.biases,
+            )
+            return self._logits(feeds, attn, state.copy_index), attn
+        # step by step (a learned α or the mlp score): autograd through every operation
         feeds, attns = [], []
-        for t in range(batch.target_in.shape[1]):
-            feed, attn, state = self._decode_step(state, batch.target_in[:, t])
+        # unbind, not input_gates[:, t]: its backward is one stack (T slices would each fill a
+        # zero (B, T, 4H) gradient)
+        for gates in input_gates.unbind(1):
+            feed, attn, state = self._decode_step(state, None, gates)
             feeds.append(feed)
             attns.append(attn)
         attn = torch.stack(attns, dim=1)
@@ -749,18 +758,7 @@ class Seq2Seq(nn.Module):
     def reorder(self, state: DecoderState, index: Tensor) -> DecoderState:
         """Gather hypotheses ``index`` (int64 (M,)) into a new state of M rows."""
         index = index.to(state.feed.device)
-        return DecoderState(
-            h=state.h.index_select(1, index),
-            c=state.c.index_select(1, index),
-            feed=state.feed.index_select(0, index),
-            memory=state.memory.index_select(0, index),
-            keys=state.keys.index_select(0, index),
-            mask=state.mask.index_select(0, index),
-            condition=None if state.condition is None else state.condition.index_select(0, index),
-            copy_index=None
-            if state.copy_index is None
-            else state.copy_index.index_select(0, index),
-        )
+        return state.map_rows(lambda t, dim: t.index_select(dim, index))
 
     def concat_states(self, states: Sequence[DecoderState]) -> DecoderState:
         """Stack the rows of several states (same padded source length S) in list order.
@@ -776,20 +774,15 @@ class Seq2Seq(nn.Module):
         lengths = {s.memory.shape[1] for s in states}
         if len(lengths) > 1:
             raise ValueError(f"cannot concatenate states of source lengths {sorted(lengths)}")
-
-        def cat(name: str, dim: int = 0) -> Tensor | None:
-            parts = [getattr(s, name) for s in states]
-            return None if parts[0] is None else torch.cat(parts, dim=dim)
-
+        fields = [f.name for f in dataclasses.fields(DecoderState)]
+        parts = {name: [getattr(s, name) for s in states] for name in fields}
         return DecoderState(
-            h=cat("h", 1),
-            c=cat("c", 1),
-            feed=cat("feed"),
-            memory=cat("memory"),
-            keys=cat("keys"),
-            mask=cat("mask"),
-            condition=cat("condition"),
-            copy_index=cat("copy_index"),
+            **{
+                name: torch.cat(parts[name], dim=1 if name in DecoderState._LAYER_FIRST else 0)
+                if isinstance(parts[name][0], Tensor)
+                else parts[name][0]  # None, or the step weights (one model: the same)
+                for name in fields
+            }
         )
 
     # ----------------------------------------------------------------------- metadata
@@ -828,7 +821,9 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     try:
         dev = torch.device(device)
     except RuntimeError as exc:
-        raise ValueError(f"unknown device {device!r} (use auto, cpu, cuda or cuda:N): {exc}") from None
+        raise ValueError(
+            f"unknown device {device!r} (use auto, cpu, cuda or cuda:N): {exc}"
+        ) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda requested but CUDA is not available")
     return dev

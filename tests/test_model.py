@@ -238,7 +238,9 @@ def test_step_matches_teacher_forced_forward_and_reorder_gathers_rows(output):
             else:
                 expected = oracle.entmax_bisect(logits[:, t].double(), alpha, n_iter=100).float()
             torch.testing.assert_close(probs, expected, atol=2e-5, rtol=1e-4)
-            assert torch.equal(a, attn[:, t])
+            # the forward's fused recurrence and step() agree to float rounding, exact zeros kept
+            torch.testing.assert_close(a, attn[:, t], atol=1e-6, rtol=1e-5)
+            assert torch.equal(a == 0, attn[:, t] == 0)
         if output in ("sparsemax", "entmax15"):
             assert (probs == 0).any()
         index = torch.tensor([2, 2, 0])
