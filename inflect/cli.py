@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from inflect import __version__
+from inflect import __version__, defaults
 
 #: Options shared by the commands that search (predict, translate, evaluate, report, explain).
 #: The beam's upper bound keeps a typo (``--beam 50000``) from exhausting memory.
@@ -32,6 +32,21 @@ def _output_format(chosen: str | None) -> str:
 _DEVICE_OPTION = click.option("--device", default="auto", show_default=True,
                               help="auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ...")
 
+_threads_option = click.option(
+    "--threads", type=click.IntRange(min=1), default=None,
+    help="CPU threads for torch (default: $INFLECT_THREADS, $OMP_NUM_THREADS, else the idle "
+         "cores: cores minus the load average, at least 1).")
+
+
+def _set_threads(threads: int | None) -> None:
+    """Apply --threads (or the environment's / the idle cores' count); errors are usage errors."""
+    from inflect.threads import set_threads
+
+    try:
+        set_threads(threads)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="inflect")
@@ -45,11 +60,12 @@ def main() -> None:
 
 
 @main.command("train")
-@click.option("--lang", "lang", required=True,
+@click.option("--lang", "lang", default=None,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
-                   "multilingual model with language symbols).")
-@click.option("--setting", type=click.Choice(["high", "medium", "low"]), default="high",
-              show_default=True, help="Training-data size of CoNLL-SIGMORPHON 2018 task 1.")
+                   "multilingual model with language symbols). Not needed with --resume.")
+@click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+              help="Training-data size of CoNLL-SIGMORPHON 2018 task 1 (default: high; with "
+                   "--resume: the run's).")
 @click.option("--attention", default="entmax15", show_default=True,
               help="Attention mapping: softmax, sparsemax, entmax15, entmax:<alpha> or alpha.")
 @click.option("--output", "output_mapping", default="entmax15", show_default=True,
@@ -60,68 +76,93 @@ def main() -> None:
               help="Learn the attention alpha (starting from --attention's).")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Checkpoint folder (model.safetensors, metrics.csv, trainer_state).")
+              help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
 @click.option("--preset", default=None,
               help="Named hyperparameters (paper, cpu-small, tiny); default: the paper's.")
-@click.option("--epochs", type=int, default=None, help="Maximum number of epochs.")
-@click.option("--patience", type=int, default=None,
+@click.option("--epochs", type=click.IntRange(min=1), default=None, help="Maximum number of epochs.")
+@click.option("--patience", type=click.IntRange(min=1), default=None,
               help="Stop after this many epochs without better dev accuracy.")
-@click.option("--batch-size", type=int, default=None)
+@click.option("--batch-size", type=click.IntRange(min=1), default=None)
+@click.option("--dev-sample", type=click.IntRange(min=0), default=None,
+              help="Select the model on at most this many dev words per language (a fixed "
+                   "sample; 0 = all; default: the preset's).")
+@click.option("--language-temperature", type=click.FloatRange(0.5, 100), default=None,
+              help="Mix of languages per epoch: 1 = every item once (as given); T > 1 draws "
+                   "language l in proportion to n_l^(1/T) (small languages more often).")
+@click.option("--checkpoint-minutes", type=click.FloatRange(min=0), default=None,
+              help="Save the resumable trainer state at least this often inside an epoch "
+                   f"(default {defaults.CHECKPOINT_SECONDS / 60:g}).")
+@click.option("--precision", type=click.Choice(["auto", "float32"]), default="auto",
+              show_default=True,
+              help="auto: bfloat16 products where the hardware has them (CUDA; CPUs with "
+                   "AVX512-BF16), float32 elsewhere.")
 @click.option("--device", default="auto", show_default=True,
               help="auto (CUDA when present, bfloat16 autocast there), cpu or cuda.")
-@click.option("--threads", type=int, default=None, help="CPU threads for torch.")
+@_threads_option
 @click.option("--resume", is_flag=True, default=False,
-              help="Continue the interrupted run saved in --out.")
+              help="Continue the interrupted run saved in --out (its languages, setting and "
+                   "hyperparameters).")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
 def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
-                  preset, epochs, patience, batch_size, device, threads, resume, data_dir):
+                  preset, epochs, patience, batch_size, dev_sample, language_temperature,
+                  checkpoint_minutes, precision, device, threads, resume, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
-    --preset cpu-small --seed 1 --out runs/de. Ctrl-C leaves a state that --resume continues.
+    --preset cpu-small --seed 1 --out runs/de. Ctrl-C or SIGTERM saves a state that --resume
+    continues (the state is also saved every few minutes inside an epoch, so even a killed run
+    loses at most those minutes).
     """
-    import torch
     from rich.console import Console
 
     from inflect.model import Config
-    from inflect.train import TrainingInterrupted, load_data, train
+    from inflect.train import TrainingInterrupted, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
     console = Console(stderr=True)
-    if threads:
-        torch.set_num_threads(threads)
+    _set_threads(threads)
     try:
         config = Config.from_preset(
             preset, attention_mapping=attention, output_mapping=output_mapping,
             attention_score=score, learn_attention_alpha=learn_alpha or None, seed=seed,
-            batch_size=batch_size,
+            batch_size=batch_size, dev_sample=dev_sample,
+            language_temperature=language_temperature,
         )
         if resume:  # the saved run's settings, unless some are given (then they must agree)
             ctx = click.get_current_context()
             given = [n for n in ("attention", "output_mapping", "score", "learn_alpha", "seed",
-                                 "preset", "batch_size")
+                                 "preset", "batch_size", "dev_sample", "language_temperature")
                      if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
             config = config if given else None
-        data = load_data(lang, setting, data_dir)
+            saved = saved_run(out_dir)
+            lang, setting = lang or saved["lang"], setting or saved["setting"]
+        elif lang is None:
+            raise click.UsageError("give --lang (a language, a comma-separated list or 'all')")
+        data = load_data(lang, setting or "high", data_dir)
     except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
+    extra = data.description.get("smaller_settings")
     console.print(f"{len(data.train)} training and {len(data.dev)} dev examples "
                   f"({', '.join(data.description['languages'][:8])}"
-                  f"{', ...' if len(data.languages) > 8 else ''}; {setting})")
+                  f"{', ...' if len(data.languages) > 8 else ''}; {setting or 'high'}"
+                  + (f"; with the low data of {', '.join(extra)}" if extra else "") + ")",
+                  markup=False)
+    seconds = defaults.CHECKPOINT_SECONDS if checkpoint_minutes is None else 60 * checkpoint_minutes
     with RichProgress(console) as progress:
         try:
             result = train(config, data, out_dir, device=device, resume=resume,
-                           max_epochs=epochs, patience=patience, progress=progress)
+                           max_epochs=epochs, patience=patience, progress=progress,
+                           checkpoint_seconds=seconds, precision=precision)
         except TrainingInterrupted as exc:
-            console.print(f"[yellow]{exc}[/yellow]")
+            console.print(str(exc), style="yellow", markup=False)
             raise SystemExit(130) from None
         except (ValueError, FileExistsError, FileNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
     console.print(
         f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
         f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
-        f"{result.seconds:.0f} s; checkpoint {result.out_dir}"
+        f"{result.seconds:.0f} s; checkpoint {result.out_dir}", markup=False
     )
 
 
@@ -293,11 +334,12 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
 @_DEVICE_OPTION
+@_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
               help="Also write PREFIX.parquet and PREFIX.csv.")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix):
+                     out_prefix, threads):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -305,6 +347,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     counts as the empty prediction. Examples: inflect evaluate --model runs/de --lang german
     --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
     """
+    _set_threads(threads)
     import warnings
 
     from rich.console import Console
@@ -365,15 +408,17 @@ def report() -> None:
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
 @_beam_option()
 @_DEVICE_OPTION
+@_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal.")
-def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file):
+def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file, threads):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
     Example: inflect report ambiguity --model runs/de --lang german --split dev --out amb.md
     """
+    _set_threads(threads)
     import warnings
     from pathlib import Path
 
@@ -454,9 +499,10 @@ _MODELS_DIR_OPTION = click.option(
                    "language, certificate, count, then form/probability pairs), jsonl, or 2018 "
                    "(lemma, best form, tags: for inflect evaluate).")
 @_DEVICE_OPTION
+@_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir):
+                    support, out_format, device, models_dir, threads):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
@@ -464,6 +510,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     german --input german-covered-test (or - for standard input); results stream out one record
     per input, and stop with an error at the first bad line, keeping what was written.
     """
+    _set_threads(threads)
     import warnings
 
     if input_path is not None and lemma is not None:
@@ -579,13 +626,15 @@ def models_command(out_format, models_dir):
 @click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
               help="Also write the heat map as a PNG (needs matplotlib: the 'plot' extra).")
 @_DEVICE_OPTION
+@_threads_option
 @_MODELS_DIR_OPTION
-def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
+def explain_command(lemma, tags, lang, models, beam, png, device, models_dir, threads):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
     Example: inflect explain --lang german Haus "N;DAT;PL" --png haus.png
     """
+    _set_threads(threads)
     import warnings
 
     from rich.console import Console
@@ -639,14 +688,16 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir):
                    "empty tags, pair, certificate, count, then translation/probability pairs), "
                    "jsonl, or text (the best translation, one a line).")
 @_DEVICE_OPTION
+@_threads_option
 def translate_command(sentences, models, input_path, beam, max_forms, support, out_format,
-                      device):
+                      device, threads):
     """Translate SENTENCES (or --input FILE, or standard input when neither is given) with a
     checkpoint that carries its subword model: the n-best translations, their probabilities and
     a certificate of exact search.
 
     Example: inflect translate --model runs/mt/out-entmax15_att-entmax15 "Ein Hund läuft."
     """
+    _set_threads(threads)
     import warnings
 
     from inflect.predict import InputError

@@ -104,6 +104,11 @@ class Config:
         max_decode_len: cap on output length for greedy dev decoding (``None``: 2·source + 10).
         eval_batch_size: examples per batch in dev evaluation.
         seed: seed of every random choice (initialisation, shuffling, dropout).
+        dev_sample: model selection on at most this many dev examples per language (a fixed
+            sample, :data:`inflect.defaults.DEV_SAMPLE_SEED`); 0 = every dev example.
+        language_temperature: how a multilingual epoch mixes languages: each language l
+            contributes ``N · n_l^(1/T) / Σ_k n_k^(1/T)`` items (N the training items, n_l the
+            language's), its own repeated or cut in a random order; 1 = each item once, as given.
     """
 
     emb_dim: int = 300
@@ -128,6 +133,8 @@ class Config:
     eval_batch_size: int = 500
     seed: int = 1
     preset: str | None = None
+    dev_sample: int = 0
+    language_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -180,6 +187,12 @@ class Config:
             raise ValueError(f"config copy_examples must be in [0, 10], got {self.copy_examples}")
         if self.patience < 1:
             raise ValueError(f"config patience must be >= 1, got {self.patience}")
+        if not isinstance(self.dev_sample, int) or self.dev_sample < 0:
+            raise ValueError(f"config dev_sample must be an integer >= 0, got {self.dev_sample!r}")
+        if not 0.5 <= self.language_temperature <= 100.0:
+            raise ValueError(
+                f"config language_temperature must be in [0.5, 100], got {self.language_temperature}"
+            )
 
     @property
     def attention_alpha(self) -> float:
@@ -686,7 +699,9 @@ class Seq2Seq(nn.Module):
         if self.attention_alpha_raw is None and self.config.attention_score != "mlp":
             feeds, attn = decoder_recurrence(
                 RecurrenceSpec(
-                    self._fixed_attention_alpha, self.dropout.p if self.training else 0.0
+                    self._fixed_attention_alpha,
+                    self.dropout.p if self.training else 0.0,
+                    self.matmul_dtype if torch.is_grad_enabled() else None,
                 ),
                 input_gates,
                 state.gate_bias,

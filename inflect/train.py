@@ -1,4 +1,4 @@
-"""The training loop: batches, Adam, model selection on dev, early stopping, checkpoints, resume.
+"""The trainer: batches, Adam, model selection on dev, early stopping, checkpoints, resume.
 
 Peters et al. (2019), section 5: Adam, gradient-norm clipping, the learning rate halved whenever the
 dev loss rises (OpenNMT-py's schedule), the output trained with the Fenchel–Young loss of its
@@ -6,22 +6,29 @@ mapping.
 
 **Model selection differs from the paper.** The paper selected checkpoints by teacher-forced
 symbol accuracy on dev; here the model is selected by *exact-match accuracy of greedy decoding*
-on dev (the shared task's metric), computed after every epoch, with early stopping after
-``patience`` epochs without improvement and at most ``max_epochs`` epochs.
+on dev (the shared task's metric), computed after every epoch — on a fixed sample of each
+language's dev set when ``Config.dev_sample`` is set — with early stopping after ``patience``
+epochs without improvement and at most ``max_epochs`` epochs.
 
 Determinism and resume: the weights are initialised after ``torch.manual_seed(seed)``; at the start
 of epoch e the global RNG (dropout) and the shuffling generator are both seeded from
-``(seed, e)``. The full trainer state (weights, Adam moments, learning rate, counters) is written
-atomically at every epoch boundary, so an interrupted run (Ctrl-C, a crash) resumes from the last
-boundary with :func:`train` ``(resume=True)`` and, on CPU, ends with the same weights as an
-uninterrupted run.
+``(seed, e)``. The full trainer state (weights, Adam moments, learning rate, counters, the
+position inside the epoch and the RNG state) is written atomically at every epoch boundary and
+every ``checkpoint_seconds`` inside an epoch, and when the run is stopped (Ctrl-C, SIGTERM), so a
+stopped or killed run continues with :func:`train` ``(resume=True)`` losing at most those seconds
+and, on CPU, ends with the same weights as an uninterrupted one. A run owns its folder while it
+trains (a lock file the operating system releases when the process ends).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import math
+import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,31 +37,43 @@ from typing import Any
 
 import pandas as pd
 import torch
+from filelock import FileLock, Timeout
 
 from inflect import checkpoint as ckpt
+from inflect import defaults
+from inflect.batching import Batch, EncodedItems, Vocabularies
 from inflect.checkpoint import load_model  # re-exported for convenience
-from inflect.model import COPY_FEATURE, Batch, Config, Seq2Seq, resolve_device
+from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
+from inflect.recurrence import low_precision_matmul_dtype
 from inflect.vocab import PAD, Vocab
 
 __all__ = [
     "EpochMetrics",
     "Item",
     "ProgressCallback",
+    "RunState",
     "TrainResult",
+    "Trainer",
     "TrainingData",
     "TrainingInterrupted",
     "build_model",
+    "dev_sample",
+    "encode_items",
     "evaluate",
     "items_from_examples",
     "items_from_texts",
+    "language_shares",
     "load_data",
     "load_model",
     "make_batch",
     "resolve_device",
+    "run_status",
+    "saved_run",
     "train",
 ]
 
-#: ``progress(event, info)`` receives "start", "batch", "epoch", "end" and "interrupted" events.
+#: ``progress(event, info)`` receives "start", "estimate", "batch", "checkpoint", "epoch", "end"
+#: and "interrupted" events.
 ProgressCallback = Callable[[str, dict[str, Any]], None]
 
 
@@ -154,15 +173,27 @@ class TrainResult:
 
 
 class TrainingInterrupted(KeyboardInterrupt):
-    """Raised when a run is interrupted; the last epoch boundary is saved and resumable."""
+    """Raised when a run is stopped (Ctrl-C, SIGTERM); its saved state is resumable.
 
-    def __init__(self, out_dir: Path, epoch: int):
+    Attributes:
+        out_dir: the run folder.
+        epoch: completed epochs in the saved state.
+        batch: batches of the next epoch done in the saved state (0: at an epoch boundary).
+    """
+
+    def __init__(self, out_dir: Path, epoch: int, batch: int = 0, batches: int = 0):
+        where = (
+            f"epoch {epoch + 1}, batch {batch} of {batches}"
+            if batch
+            else f"the end of epoch {epoch}"
+        )
         super().__init__(
-            f"training interrupted; resumable from the end of epoch {epoch} "
+            f"training interrupted; resumable from {where} "
             f"(run again with --resume --out {out_dir})"
         )
         self.out_dir = out_dir
         self.epoch = epoch
+        self.batch = batch
 
 
 # --------------------------------------------------------------------------------- data
@@ -235,7 +266,10 @@ def load_data(
 
     Args:
         languages: a name, a comma-separated list, a sequence of names (any alias), or ``"all"``
-            (every language with training data in ``setting``).
+            (every language with training data in ``setting``; for ``medium`` also the
+            languages that have only ``low`` data — Telugu — with their low data, so that the
+            medium model covers every language without a high one; the description lists them
+            under ``"smaller_settings"``).
         setting: ``"high"``, ``"medium"`` or ``"low"``.
         data_dir: the data folder (default: :func:`inflect.datasets.data_dir`).
 
@@ -245,13 +279,20 @@ def load_data(
     from inflect.data import load_split
     from inflect.languages import all_languages, resolve
 
-    if setting not in ("high", "medium", "low"):
+    if setting not in defaults.SETTINGS:
         raise ValueError(f"setting must be high, medium or low, got {setting!r}")
     names = (
         [n.strip() for n in languages.split(",")] if isinstance(languages, str) else list(languages)
     )
+    smaller: dict[str, str] = {}
     if names == ["all"]:
-        specs = [s for s in all_languages() if setting in s.settings]
+        specs = []
+        for s in all_languages():
+            if setting in s.settings:
+                specs.append(s)
+            elif setting == "medium" and s.settings == ("low",):
+                specs.append(s)
+                smaller[s.name] = "low"
     else:
         specs = [resolve(n) for n in names if n]
     if not specs:
@@ -259,18 +300,21 @@ def load_data(
     by_name = {s.name: s for s in specs}
     train_ex, dev_ex = [], []
     for spec in by_name.values():
-        train_ex += load_split(spec.name, f"train-{setting}", data_dir)
+        train_ex += load_split(spec.name, f"train-{smaller.get(spec.name, setting)}", data_dir)
         dev_ex += load_split(spec.name, "dev", data_dir)
+    description = {
+        "languages": list(by_name),
+        "setting": setting,
+        "train_examples": len(train_ex),
+        "dev_examples": len(dev_ex),
+    }
+    if smaller:
+        description["smaller_settings"] = smaller
     return TrainingData(
         train=items_from_examples(train_ex, by_name),
         dev=items_from_examples(dev_ex, by_name),
         languages=list(by_name.values()),
-        description={
-            "languages": list(by_name),
-            "setting": setting,
-            "train_examples": len(train_ex),
-            "dev_examples": len(dev_ex),
-        },
+        description=description,
     )
 
 
@@ -312,15 +356,23 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
     )
 
 
-def make_batch(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> Batch:
-    """Encode ``items`` with the model's vocabularies (see :meth:`Seq2Seq.make_batch`)."""
-    return model.make_batch(
+def encode_items(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> EncodedItems:
+    """``items`` as ids of the model's vocabularies, once (see :class:`EncodedItems`)."""
+    vocabs = Vocabularies.of(model)
+    return EncodedItems(
+        vocabs,
         [it.source for it in items],
-        [it.features for it in items] if model.feature_vocab is not None else None,
-        [it.language for it in items] if model.language_vocab is not None else None,
+        [it.features for it in items] if vocabs.feature is not None else None,
+        [it.language for it in items] if vocabs.language is not None else None,
         [it.target for it in items] if targets else None,
         warn=False,
     )
+
+
+def make_batch(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> Batch:
+    """One padded batch of ``items`` on the model's device (a one-off list; a dataset is
+    encoded once with :func:`encode_items`)."""
+    return encode_items(model, items, targets=targets).batch(device=model.device)
 
 
 def _autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]:
@@ -332,7 +384,11 @@ def _autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]:
 # --------------------------------------------------------------------------------- evaluation
 @torch.inference_mode()
 def evaluate(
-    model: Seq2Seq, items: Sequence[Item], batch_size: int = 500, max_len: int | None = None
+    model: Seq2Seq,
+    items: Sequence[Item],
+    batch_size: int = 500,
+    max_len: int | None = None,
+    encoded: EncodedItems | None = None,
 ) -> tuple[float, float, list[tuple[str, ...]]]:
     """Dev loss (teacher-forced) and exact-match accuracy of greedy decoding.
 
@@ -340,7 +396,9 @@ def evaluate(
         model: the model (put in eval mode).
         items: examples with targets.
         batch_size: examples per batch (sorted by source length to limit padding).
-        max_len: output length cap (default ``2 * longest source + 10`` per batch).
+        max_len: output length cap (default :func:`inflect.defaults.max_output_length` of the
+            batch's longest source).
+        encoded: ``items`` already encoded with :func:`encode_items` (else encoded here).
 
     Returns:
         (mean loss per target symbol, accuracy in percent, predicted symbol tuples in the
@@ -350,18 +408,22 @@ def evaluate(
 
     model.eval()
     device = model.device
+    encoded = encoded if encoded is not None else encode_items(model, items)
     order = sorted(range(len(items)), key=lambda i: (len(items[i].source), i))
     preds: list[tuple[str, ...]] = [()] * len(items)
     total_loss, total_tokens, correct = 0.0, 0, 0
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
-        chunk = [items[i] for i in idx]
-        batch = make_batch(model, chunk)
+        batch = encoded.batch(idx, device)
         with _autocast(device):
             loss, n = model.loss(batch)
             total_loss += float(loss)
             total_tokens += n
-            cap = max_len or model.config.max_decode_len or (2 * batch.source.shape[1] + 10)
+            cap = (
+                max_len
+                or model.config.max_decode_len
+                or defaults.max_output_length(batch.source.shape[1])
+            )
             hyps = greedy(model, batch, cap)
         for j, (i, hyp) in enumerate(zip(idx, hyps, strict=True)):
             symbols = tuple(
@@ -373,41 +435,33 @@ def evaluate(
     return total_loss / max(1, total_tokens), accuracy, preds
 
 
-# --------------------------------------------------------------------------------- state
+def dev_sample(items: Sequence[Item], per_language: int) -> list[int]:
+    """Indices of a fixed sample of at most ``per_language`` items of each language.
+
+    The sample depends only on the items and ``per_language`` (seeded with
+    :data:`inflect.defaults.DEV_SAMPLE_SEED`), in the items' order; 0 means every item.
+    """
+    if per_language <= 0:
+        return list(range(len(items)))
+    by_language: dict[str | None, list[int]] = {}
+    for i, it in enumerate(items):
+        by_language.setdefault(it.language, []).append(i)
+    gen = torch.Generator().manual_seed(defaults.DEV_SAMPLE_SEED)
+    chosen: list[int] = []
+    for lang in sorted(by_language, key=lambda x: x or ""):
+        rows = by_language[lang]
+        if len(rows) > per_language:
+            pick = torch.randperm(len(rows), generator=gen)[:per_language].tolist()
+            rows = [rows[j] for j in pick]
+        chosen += rows
+    return sorted(chosen)
+
+
+# --------------------------------------------------------------------------------- epochs
 def _epoch_seed(seed: int, epoch: int) -> int:
     return (seed * 1_000_003 + epoch * 7_919 + 17) % (2**63 - 1)
 
 
-def _save_state(
-    out: Path,
-    model: Seq2Seq,
-    optimizer: torch.optim.Optimizer,
-    state: dict[str, Any],
-    common: dict[str, Any],
-) -> None:
-    tensors = {f"model.{k}": v for k, v in model.state_dict().items()}
-    opt_tensors, opt_meta = ckpt.optimizer_to_tensors(optimizer)
-    tensors.update(opt_tensors)
-    meta = {
-        "format": ckpt.FORMAT,
-        "kind": "trainer_state",
-        "state": state,
-        "optimizer": opt_meta,
-        "versions": ckpt.versions(),
-        **common,
-    }
-    ckpt.save_tensors(out / ckpt.STATE_FILE, tensors, meta)
-
-
-def _write_metrics(out: Path, rows: list[dict[str, Any]]) -> None:
-    buf = io.StringIO()
-    pd.DataFrame(rows, columns=[f.name for f in EpochMetrics.__dataclass_fields__.values()]).to_csv(
-        buf, index=False
-    )
-    ckpt.atomic_write_bytes(out / ckpt.METRICS_FILE, buf.getvalue().encode())
-
-
-# --------------------------------------------------------------------------------- training
 def _copy_pool(items: Sequence[Item]) -> list[Item]:
     """Autoencoding items: every distinct lemma and form copied onto itself (sorted)."""
     words = {(it.source, it.language) for it in items} | {(it.target, it.language) for it in items}
@@ -417,34 +471,112 @@ def _copy_pool(items: Sequence[Item]) -> list[Item]:
     ]
 
 
-def _copy_items(pool: list[Item], n: int, generator: torch.Generator) -> list[Item]:
-    """``n`` items drawn from ``pool`` without replacement (repeating the pool if needed)."""
-    if not n or not pool:
-        return []
-    out: list[Item] = []
-    while len(out) < n:
-        perm = torch.randperm(len(pool), generator=generator).tolist()
-        out += [pool[i] for i in perm[: n - len(out)]]
+def _draw(n_items: int, n: int, generator: torch.Generator) -> list[int]:
+    """``n`` indices of ``range(n_items)``: random permutations, one after the other, cut at n."""
+    out: list[int] = []
+    while len(out) < n and n_items:
+        out += torch.randperm(n_items, generator=generator).tolist()[: n - len(out)]
     return out
 
 
+def _copy_items(pool: list[Item], n: int, generator: torch.Generator) -> list[Item]:
+    """``n`` items drawn from ``pool`` without replacement (repeating the pool if needed)."""
+    return [pool[i] for i in _draw(len(pool), n, generator)]
+
+
+def language_shares(counts: dict[Any, int], temperature: float) -> dict[Any, int]:
+    """Items per language in one epoch: ``N · n_l^(1/T) / Σ_k n_k^(1/T)``, rounded so that the
+    total is N (the largest remainders get the extra items); T = 1 keeps each ``n_l``."""
+    total = sum(counts.values())
+    if temperature == 1.0 or len(counts) < 2:
+        return dict(counts)
+    weights = {k: n ** (1.0 / temperature) for k, n in counts.items()}
+    norm = sum(weights.values())
+    exact = {k: total * w / norm for k, w in weights.items()}
+    shares = {k: math.floor(v) for k, v in exact.items()}
+    for k in sorted(exact, key=lambda k: shares[k] - exact[k])[: total - sum(shares.values())]:
+        shares[k] += 1
+    return shares
+
+
 def _shuffled_batches(
-    items: Sequence[Item], batch_size: int, generator: torch.Generator, pool: int = 16
+    lengths: Sequence[int], batch_size: int, generator: torch.Generator, pool: int = 16
 ) -> list[list[int]]:
     """Random batches of similar target length (fewer padded decoder steps).
 
-    A random permutation is cut into pools of ``pool`` batches; each pool is sorted by target
-    length and cut into batches; the batches are then shuffled. Deterministic given
-    ``generator``.
+    A random permutation of ``range(len(lengths))`` is cut into pools of ``pool`` batches; each
+    pool is sorted by length and cut into batches; the batches are then shuffled. Deterministic
+    given ``generator``.
     """
-    perm = torch.randperm(len(items), generator=generator).tolist()
+    perm = torch.randperm(len(lengths), generator=generator).tolist()
     size = batch_size * pool
     batches: list[list[int]] = []
     for start in range(0, len(perm), size):
-        chunk = sorted(perm[start : start + size], key=lambda i: len(items[i].target))
+        chunk = sorted(perm[start : start + size], key=lambda i: lengths[i])
         batches += [chunk[j : j + batch_size] for j in range(0, len(chunk), batch_size)]
     order = torch.randperm(len(batches), generator=generator).tolist()
     return [batches[i] for i in order]
+
+
+# --------------------------------------------------------------------------------- state
+@dataclass
+class RunState:
+    """Everything a run needs to continue, besides weights and optimizer (JSON in the state file).
+
+    Attributes:
+        epoch: completed epochs.
+        batch: batches of epoch ``epoch + 1`` already applied (0 at an epoch boundary).
+        learning_rate: the current Adam step size.
+        best_score: the model-selection score of the best epoch (-1 before the first).
+        best_epoch: that epoch (0 before the first).
+        bad_epochs: epochs since the best.
+        prev_dev_loss: the previous epoch's dev loss (for the learning-rate schedule).
+        metrics: :class:`EpochMetrics` rows as dicts.
+        finished, stopped_early: the run is over (reached ``max_epochs`` or stopped early).
+        seconds: wall time spent in completed epochs.
+        epoch_loss, epoch_tokens, epoch_seconds: running sums of the current epoch.
+    """
+
+    epoch: int = 0
+    batch: int = 0
+    learning_rate: float = 1e-3
+    best_score: float = -1.0
+    best_epoch: int = 0
+    bad_epochs: int = 0
+    prev_dev_loss: float | None = None
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    finished: bool = False
+    stopped_early: bool = False
+    seconds: float = 0.0
+    epoch_loss: float = 0.0
+    epoch_tokens: int = 0
+    epoch_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able; ``best_accuracy`` is written too, for readers of older versions."""
+        return dataclasses.asdict(self) | {"best_accuracy": self.best_score}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunState:
+        """Inverse of :meth:`to_dict`; reads the state files of earlier versions too (their
+        ``best_accuracy`` is the best score, and they were saved at epoch boundaries)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in d.items() if k in names}
+        if "best_score" not in values and "best_accuracy" in d:
+            values["best_score"] = d["best_accuracy"]
+        return cls(**values)
+
+    def summary(self, data: TrainingData) -> dict[str, Any]:
+        """The ``training`` facts stored in ``model.safetensors``."""
+        return {
+            "best_epoch": self.best_epoch,
+            "best_accuracy": self.best_score,
+            "epoch": self.epoch,
+            "seconds": self.seconds,
+            "stopped_early": self.stopped_early,
+            "data": data.description,
+            "dev_score": data.dev_score_name,
+        }
 
 
 def _check_same_config(saved: Config, given: Config) -> None:
@@ -459,6 +591,472 @@ def _check_same_config(saved: Config, given: Config) -> None:
         )
 
 
+def _prepare_out_dir(out: Path) -> None:
+    """Create the run folder and check that files can be written there, before any work.
+
+    Raises:
+        ValueError: naming ``out`` and the reason (a parent that is a file, no permission, a
+            full disk, ...).
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ValueError(f"cannot write the run folder {out}: {reason}") from None
+
+
+class _StopRequests:
+    """SIGINT/SIGTERM while training: the first asks the loop to stop at the next batch boundary
+    (saving a resumable state); a second SIGINT interrupts at once (the last saved state stays)."""
+
+    def __init__(self) -> None:
+        self.requested: str | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopRequests:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = signal.Signals(signum).name
+
+
+# --------------------------------------------------------------------------------- trainer
+class Trainer:
+    """One training run in one folder: ``Trainer(...).run()``; see :func:`train` for the
+    arguments and the files it writes."""
+
+    def __init__(
+        self,
+        config: Config | None,
+        data: TrainingData,
+        out_dir: str | Path,
+        *,
+        device: str = "auto",
+        resume: bool = False,
+        max_epochs: int | None = None,
+        patience: int | None = None,
+        progress: ProgressCallback | None = None,
+        checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
+        precision: str = "auto",
+    ) -> None:
+        if not data.train or not data.dev:
+            raise ValueError("training and dev data must both be non-empty")
+        if precision not in ("auto", "float32"):
+            raise ValueError(f"precision must be auto or float32, got {precision!r}")
+        self.out = Path(out_dir)
+        self.data = data
+        self.device = resolve_device(device)
+        self.notify = progress or (lambda event, info: None)
+        self.checkpoint_seconds = checkpoint_seconds
+        self.common: dict[str, Any] = {
+            "languages": [s.to_dict() if hasattr(s, "to_dict") else s for s in data.languages],
+            "data": data.description,
+        }
+        if data.codec is not None:
+            self.common["codec"] = data.codec.to_dict()
+        self._lock = FileLock(str(self.out / ".lock"))
+        self._resume, self._config = resume, config
+        self._overrides = (max_epochs, patience)
+        self._precision = precision
+        self.rng_state: dict[str, torch.Tensor] = {}
+
+    # ---------------------------------------------------------------- set-up
+    def _setup(self) -> None:
+        """Build or load the model, optimizer and run state (the run folder is locked)."""
+        state_path = self.out / ckpt.STATE_FILE
+        tensors: dict[str, torch.Tensor] = {}
+        meta: dict[str, Any] | None = None
+        if self._resume:
+            if not state_path.is_file():
+                raise FileNotFoundError(f"{state_path}: no trainer state to resume from")
+            tensors, meta = ckpt.load_tensors(state_path)
+            self.model = Seq2Seq.from_metadata(meta["model"])
+            self.model.load_state_dict(
+                {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
+            )
+            if self._config is not None:
+                _check_same_config(self.model.config, self._config)
+            self._check_same_data(meta)
+            self.state = RunState.from_dict(meta["state"])
+            self.rng_state = {k[4:]: v for k, v in tensors.items() if k.startswith("rng.")}
+        else:
+            if state_path.exists() or (self.out / ckpt.MODEL_FILE).exists():
+                raise FileExistsError(
+                    f"{self.out} already holds a training run; use --resume or a new --out"
+                )
+            if self._config is None:
+                raise ValueError("a fresh training run needs a config")
+            self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
+            self.state = RunState(learning_rate=self._config.learning_rate)
+        self.config = config = self.model.config
+        max_epochs, patience = self._overrides
+        if max_epochs is not None:
+            config.max_epochs = max_epochs
+        if patience is not None:
+            config.patience = patience
+        config.validate()
+        # a larger max_epochs continues a finished run (unless it stopped early)
+        self.state.finished = self.state.stopped_early or self.state.epoch >= config.max_epochs
+        self.model.to(self.device)
+        if self._precision == "auto":
+            self.model.matmul_dtype = low_precision_matmul_dtype(self.device)
+        fused = self.device.type in ("cpu", "cuda") or None
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=self.state.learning_rate, fused=fused
+        )
+        if meta is not None:
+            ckpt.optimizer_from_tensors(self.optimizer, tensors, meta["optimizer"])
+        self._set_learning_rate(self.state.learning_rate)
+        self.common["model"] = self.model.metadata()
+        self._encode_data()
+        if not self._resume:
+            self._save_state()
+
+    def _check_same_data(self, meta: dict[str, Any]) -> None:
+        saved_data = meta.get("data") or {}
+        if saved_data and self.data.description and saved_data != self.data.description:
+            raise ValueError(
+                f"cannot resume with different data: the run was trained on {saved_data}, "
+                f"given {self.data.description}"
+            )
+        saved_codec = meta.get("codec")
+        if (
+            "codec" in self.common
+            and saved_codec is not None
+            and saved_codec != self.common["codec"]
+        ):
+            raise ValueError(
+                "cannot resume with a different codec (subword model or language) than the "
+                "saved run's; start a new run in another --out folder"
+            )
+        if saved_codec is not None:
+            self.common["codec"] = saved_codec
+
+    def _encode_data(self) -> None:
+        """Ids of the training items, the copy items and the dev sample, built once."""
+        train = self.data.train
+        self.copy_pool = _copy_pool(train) if self.config.copy_examples > 0 else []
+        self.n_copy = round(self.config.copy_examples * len(train)) if self.copy_pool else 0
+        self.encoded = encode_items(self.model, list(train) + self.copy_pool)
+        self.lengths = [len(it.target) for it in train] + [len(it.target) for it in self.copy_pool]
+        self.by_language: dict[Any, list[int]] = {}
+        for i, it in enumerate(train):
+            self.by_language.setdefault(it.language, []).append(i)
+        self.dev_rows = dev_sample(self.data.dev, self.config.dev_sample)
+        self.dev_items = [self.data.dev[i] for i in self.dev_rows]
+        self.dev_encoded = encode_items(self.model, self.dev_items)
+        shares = language_shares(
+            {k: len(v) for k, v in self.by_language.items()}, self.config.language_temperature
+        )
+        self.shares = shares
+        n = sum(shares.values()) + self.n_copy
+        self.batches_per_epoch = math.ceil(n / self.config.batch_size)
+
+    def _set_learning_rate(self, lr: float) -> None:
+        self.state.learning_rate = lr
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+    # ---------------------------------------------------------------- one epoch
+    def epoch_batches(self, epoch: int) -> list[list[int]]:
+        """The batches of ``epoch`` (rows of the encoded training + copy items), a function of
+        the seed and the epoch only; seeds the global RNG (dropout) for the epoch too."""
+        seed = _epoch_seed(self.config.seed, epoch)
+        torch.manual_seed(seed)
+        gen = torch.Generator().manual_seed(seed + 1)
+        rows: list[int] = []
+        for lang in sorted(self.by_language, key=lambda x: x or ""):
+            own = self.by_language[lang]
+            share = self.shares[lang]
+            rows += own if share == len(own) else [own[i] for i in _draw(len(own), share, gen)]
+        offset = len(self.data.train)
+        rows += [offset + i for i in _draw(len(self.copy_pool), self.n_copy, gen)]
+        batches = _shuffled_batches([self.lengths[r] for r in rows], self.config.batch_size, gen)
+        return [[rows[i] for i in b] for b in batches]
+
+    def _train_step(self, rows: list[int]) -> tuple[float, int]:
+        """One update on the batch of ``rows``: (summed loss, target symbols)."""
+        batch = self.encoded.batch(rows, self.device)
+        self.optimizer.zero_grad(set_to_none=True)
+        with _autocast(self.device):
+            loss, n_tok = self.model.loss(batch)
+        (loss / n_tok).backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+        self.optimizer.step()
+        return float(loss.detach()), n_tok
+
+    def _run_epoch(self, stop: _StopRequests) -> bool:
+        """Train one epoch from ``state.batch``; False when stopped by a signal (state saved)."""
+        st, epoch = self.state, self.state.epoch + 1
+        batches = self.epoch_batches(epoch)
+        if st.batch and self.rng_state:
+            torch.set_rng_state(self.rng_state["cpu"])
+            if "cuda" in self.rng_state and torch.cuda.is_available():
+                torch.cuda.set_rng_state(self.rng_state["cuda"])
+        self.model.train()
+        t0, last_save = time.perf_counter(), time.perf_counter()
+        base_seconds, start_batch = st.epoch_seconds, st.batch
+        for b in range(st.batch, len(batches)):
+            loss, n_tok = self._train_step(batches[b])
+            st.epoch_loss += loss
+            st.epoch_tokens += n_tok
+            st.batch = b + 1
+            st.epoch_seconds = base_seconds + time.perf_counter() - t0
+            info = {
+                "epoch": epoch,
+                "batch": b + 1,
+                "batches": len(batches),
+                "loss": st.epoch_loss / max(1, st.epoch_tokens),
+            }
+            self.notify("batch", info)
+            if b + 1 - start_batch == 50 or (b + 1 == len(batches) and b + 1 - start_batch < 50):
+                self._estimate(b + 1 - start_batch, time.perf_counter() - t0, len(batches))
+            if stop.requested:
+                self._save_state()
+                return False
+            if b + 1 < len(batches) and time.perf_counter() - last_save >= self.checkpoint_seconds:
+                self._save_state()
+                last_save = time.perf_counter()
+                self.notify("checkpoint", {"epoch": epoch, "batch": b + 1})
+        return True
+
+    def _estimate(self, done: int, seconds: float, batches: int) -> None:
+        per_epoch = seconds / max(1, done) * batches
+        remaining = self.config.max_epochs - self.state.epoch
+        self.notify(
+            "estimate",
+            {
+                "seconds_per_epoch": per_epoch,
+                "epochs_left": remaining,
+                "seconds_left_at_most": per_epoch * remaining,
+            },
+        )
+
+    # ---------------------------------------------------------------- validation
+    def _validate(self) -> tuple[float, float, float, list[dict[str, Any]]]:
+        """Dev loss, exact-match accuracy, the selection score and per-language accuracies on the
+        dev sample."""
+        dev_loss, dev_acc, preds = evaluate(
+            self.model, self.dev_items, self.config.eval_batch_size, encoded=self.dev_encoded
+        )
+        if self.data.dev_score is None:
+            score = dev_acc
+        else:
+            score = float(self.data.dev_score(preds, self.dev_items))
+        per_language: dict[Any, list[int]] = {}
+        for pred, item in zip(preds, self.dev_items, strict=True):
+            counts = per_language.setdefault(item.language, [0, 0])
+            counts[0] += 1
+            counts[1] += pred == item.target
+        rows = [
+            {"language": lang, "examples": n, "accuracy": 100.0 * ok / n}
+            for lang, (n, ok) in sorted(per_language.items(), key=lambda x: x[0] or "")
+        ]
+        return dev_loss, dev_acc, score, rows
+
+    def _end_epoch(self) -> None:
+        """Validate, schedule the learning rate, select, write metrics and checkpoints."""
+        st, config = self.state, self.config
+        epoch = st.epoch + 1
+        t0 = time.perf_counter()
+        dev_loss, dev_acc, score, languages = self._validate()
+        lr_used = st.learning_rate
+        if st.prev_dev_loss is not None and dev_loss > st.prev_dev_loss:
+            self._set_learning_rate(max(config.min_learning_rate, lr_used * config.lr_decay))
+        st.prev_dev_loss = dev_loss
+        is_best = score > st.best_score
+        if is_best:
+            st.best_score, st.best_epoch, st.bad_epochs = score, epoch, 0
+        else:
+            st.bad_epochs += 1
+        train_seconds = st.epoch_seconds
+        seconds = train_seconds + time.perf_counter() - t0
+        n_items = sum(self.shares.values()) + self.n_copy
+        row = EpochMetrics(
+            epoch=epoch,
+            train_loss=st.epoch_loss / max(1, st.epoch_tokens),
+            dev_loss=dev_loss,
+            dev_accuracy=dev_acc,
+            learning_rate=lr_used,
+            seconds=seconds,
+            train_examples_per_s=n_items / max(train_seconds, 1e-9),
+            best=is_best,
+            dev_score=score,
+        ).__dict__
+        st.metrics.append(row)
+        train_tokens = st.epoch_tokens
+        st.epoch, st.batch, st.seconds = epoch, 0, st.seconds + seconds
+        st.epoch_loss, st.epoch_tokens, st.epoch_seconds = 0.0, 0, 0.0
+        if st.bad_epochs >= config.patience:
+            st.stopped_early = True
+        st.finished = st.stopped_early or epoch >= config.max_epochs
+        # Order matters for resume: best weights first, then metrics, then the state that says
+        # this epoch is done.
+        if is_best:
+            self._save_model()
+        self._write_metrics(languages, epoch)
+        self._save_state()
+        self.notify(
+            "epoch",
+            dict(
+                row,
+                best_accuracy=st.best_score,
+                best_epoch=st.best_epoch,
+                train_tokens=train_tokens,
+                train_seconds=train_seconds,
+                languages=languages,
+            ),
+        )
+
+    # ---------------------------------------------------------------- files
+    def _save_model(self) -> None:
+        ckpt.save_model(
+            self.out,
+            self.model,
+            languages=self.common["languages"],
+            metrics=self.state.metrics,
+            training=self.state.summary(self.data),
+            codec=self.common.get("codec"),
+        )
+
+    def _save_state(self) -> None:
+        tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
+        opt_tensors, opt_meta = ckpt.optimizer_to_tensors(self.optimizer)
+        tensors.update(opt_tensors)
+        tensors["rng.cpu"] = torch.get_rng_state()
+        if self.device.type == "cuda":
+            tensors["rng.cuda"] = torch.cuda.get_rng_state(self.device)
+        meta = {
+            "format": ckpt.FORMAT,
+            "kind": "trainer_state",
+            "state": self.state.to_dict(),
+            "optimizer": opt_meta,
+            "versions": ckpt.versions(),
+            **self.common,
+        }
+        ckpt.save_tensors(self.out / ckpt.STATE_FILE, tensors, meta)
+
+    def _write_metrics(self, languages: list[dict[str, Any]], epoch: int) -> None:
+        buf = io.StringIO()
+        columns = [f.name for f in dataclasses.fields(EpochMetrics)]
+        pd.DataFrame(self.state.metrics, columns=columns).to_csv(buf, index=False)
+        ckpt.atomic_write_bytes(self.out / ckpt.METRICS_FILE, buf.getvalue().encode())
+        if len(languages) > 1:  # per-language dev accuracy, one row per epoch and language
+            path = self.out / LANGUAGE_METRICS_FILE
+            old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+            if len(old):
+                old = old[old["epoch"] < epoch]
+            new = pd.DataFrame(languages).assign(epoch=epoch)
+            frame = pd.concat([old, new[["epoch", "language", "examples", "accuracy"]]])
+            buf = io.StringIO()
+            frame.to_csv(buf, index=False)
+            ckpt.atomic_write_bytes(path, buf.getvalue().encode())
+
+    # ---------------------------------------------------------------- the run
+    def run(self) -> TrainResult:
+        """Train until ``max_epochs``, early stopping, or a stop request.
+
+        Raises:
+            See :func:`train`.
+        """
+        _prepare_out_dir(self.out)
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise ValueError(
+                f"{self.out} is in use by another training run (lock {self.out / '.lock'}); "
+                "wait for it to end or choose another --out"
+            ) from None
+        try:
+            with _StopRequests() as stop:
+                return self._run(stop)
+        finally:
+            self._lock.release()
+            with contextlib.suppress(OSError):
+                (self.out / ".lock").unlink()
+
+    def _run(self, stop: _StopRequests) -> TrainResult:
+        self._setup()
+        st = self.state
+        self.notify("start", self._start_info())
+        try:
+            while not st.finished:
+                if not self._run_epoch(stop):
+                    self.notify(
+                        "interrupted",
+                        {"epoch": st.epoch, "batch": st.batch, "signal": stop.requested},
+                    )
+                    raise TrainingInterrupted(self.out, st.epoch, st.batch, self.batches_per_epoch)
+                self.rng_state = {}
+                self._end_epoch()
+                if stop.requested:
+                    raise TrainingInterrupted(self.out, st.epoch)
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, TrainingInterrupted):
+                raise
+            # interrupted inside an update: the last saved state is the resumable one
+            self.notify("interrupted", {"epoch": st.epoch, "batch": st.batch})
+            raise TrainingInterrupted(self.out, *self._saved_position()) from None
+        if not st.finished:
+            st.finished = True
+            self._save_state()
+        if st.metrics and st.best_epoch != st.epoch and (self.out / ckpt.MODEL_FILE).is_file():
+            # the selected checkpoint's metadata gets the complete metrics table
+            tensors, meta = ckpt.load_tensors(self.out / ckpt.MODEL_FILE)
+            meta["metrics"], meta["training"] = st.metrics, st.summary(self.data)
+            ckpt.save_tensors(self.out / ckpt.MODEL_FILE, tensors, meta)
+        self.notify(
+            "end", {"best_epoch": st.best_epoch, "best_accuracy": st.best_score, "epochs": st.epoch}
+        )
+        return TrainResult(
+            out_dir=self.out,
+            best_epoch=st.best_epoch,
+            best_dev_accuracy=st.best_score,
+            epochs=st.epoch,
+            stopped_early=st.stopped_early,
+            seconds=st.seconds,
+            metrics=pd.DataFrame(st.metrics),
+        )
+
+    def _saved_position(self) -> tuple[int, int, int]:
+        _, meta = ckpt.load_tensors(self.out / ckpt.STATE_FILE)
+        saved = RunState.from_dict(meta["state"])
+        return saved.epoch, saved.batch, self.batches_per_epoch
+
+    def _start_info(self) -> dict[str, Any]:
+        return {
+            "start_epoch": self.state.epoch,
+            "start_batch": self.state.batch,
+            "max_epochs": self.config.max_epochs,
+            "batches_per_epoch": self.batches_per_epoch,
+            "device": str(self.device),
+            "precision": "bfloat16 products"
+            if self.model.matmul_dtype is not None
+            else ("bfloat16 autocast" if self.device.type == "cuda" else "float32"),
+            "dev_examples": len(self.dev_items),
+            "dev_unseen_symbols": sorted(
+                {c for it in self.data.dev for c in it.source if c not in self.model.source_vocab}
+            ),
+            "parameters": sum(p.numel() for p in self.model.parameters()),
+        }
+
+
+#: Per-language dev accuracy per epoch (multilingual runs).
+LANGUAGE_METRICS_FILE = "metrics-languages.csv"
+
+
 def train(
     config: Config | None,
     data: TrainingData,
@@ -469,6 +1067,8 @@ def train(
     max_epochs: int | None = None,
     patience: int | None = None,
     progress: ProgressCallback | None = None,
+    checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
+    precision: str = "auto",
 ) -> TrainResult:
     """Train a model, select it on dev accuracy, and write a checkpoint folder.
 
@@ -477,11 +1077,15 @@ def train(
             differs from the saved one (other than ``max_epochs`` / ``patience``) is an error.
         data: training and dev items (and the language specs stored in the checkpoint).
         out_dir: the checkpoint folder (``model.safetensors``, ``metrics.csv``,
-            ``trainer_state.safetensors``).
+            ``metrics-languages.csv`` for several languages, ``trainer_state.safetensors``).
         device: ``"auto"``, ``"cpu"``, ``"cuda"`` or any torch device string.
-        resume: continue the run saved in ``out_dir`` from its last epoch boundary.
+        resume: continue the run saved in ``out_dir`` from where its state was saved (an epoch
+            boundary or a point inside an epoch).
         max_epochs, patience: override the config's (also on resume).
         progress: callback for progress events.
+        checkpoint_seconds: save the trainer state inside an epoch at least this often.
+        precision: ``"auto"``: bfloat16 matrix products in the decoder where the hardware has
+            them (CUDA autocast; CPUs with AVX512-BF16), float32 elsewhere; ``"float32"``.
 
     Returns:
         A :class:`TrainResult`.
@@ -489,214 +1093,47 @@ def train(
     Raises:
         FileExistsError: ``out_dir`` already holds a run and ``resume`` is False.
         FileNotFoundError: ``resume`` but no trainer state in ``out_dir``.
-        TrainingInterrupted: on KeyboardInterrupt (the run is resumable).
+        TrainingInterrupted: on Ctrl-C or SIGTERM (the run is resumable).
         ValueError: on resume, a config that differs from the saved run's; a fresh run
-            without a config.
-        ValueError: empty training or dev data.
+            without a config; empty training or dev data; a run folder that cannot be
+            written or that another run is using.
     """
-    out = Path(out_dir)
-    state_path = out / ckpt.STATE_FILE
-    if not data.train or not data.dev:
-        raise ValueError("training and dev data must both be non-empty")
-    dev = resolve_device(device)
-    notify = progress or (lambda event, info: None)
-    common = {
-        "languages": [s.to_dict() if hasattr(s, "to_dict") else s for s in data.languages],
-        "data": data.description,
-    }
-    if data.codec is not None:
-        common["codec"] = data.codec.to_dict()
+    return Trainer(
+        config,
+        data,
+        out_dir,
+        device=device,
+        resume=resume,
+        max_epochs=max_epochs,
+        patience=patience,
+        progress=progress,
+        checkpoint_seconds=checkpoint_seconds,
+        precision=precision,
+    ).run()
 
-    if resume:
-        if not state_path.is_file():
-            raise FileNotFoundError(f"{state_path}: no trainer state to resume from")
-        tensors, meta = ckpt.load_tensors(state_path)
-        model = Seq2Seq.from_metadata(meta["model"])
-        model.load_state_dict(
-            {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
-        )
-        if config is not None:
-            _check_same_config(model.config, config)
-        saved_data = meta.get("data") or {}
-        if saved_data and data.description and saved_data != data.description:
-            raise ValueError(
-                f"cannot resume with different data: the run was trained on {saved_data}, "
-                f"given {data.description}"
-            )
-        saved_codec = meta.get("codec")
-        if "codec" in common and saved_codec is not None and saved_codec != common["codec"]:
-            raise ValueError(
-                "cannot resume with a different codec (subword model or language) than the "
-                "saved run's; start a new run in another --out folder"
-            )
-        if saved_codec is not None:
-            common["codec"] = saved_codec
-        config = model.config
-        st = meta["state"]
-    else:
-        if state_path.exists() or (out / ckpt.MODEL_FILE).exists():
-            raise FileExistsError(
-                f"{out} already holds a training run; use --resume or a new --out"
-            )
-        if config is None:
-            raise ValueError("a fresh training run needs a config")
-        model = build_model(config, data.train, data.shared_vocab)
-        st = {
-            "epoch": 0,
-            "learning_rate": config.learning_rate,
-            "best_accuracy": -1.0,
-            "best_epoch": 0,
-            "bad_epochs": 0,
-            "prev_dev_loss": None,
-            "metrics": [],
-            "finished": False,
-            "stopped_early": False,
-            "seconds": 0.0,
-        }
-        meta = None
-    if max_epochs is not None:
-        config.max_epochs = max_epochs
-    if patience is not None:
-        config.patience = patience
-    config.validate()
-    model.to(dev)
-    optimizer = torch.optim.Adam(model.parameters(), lr=st["learning_rate"])
-    if meta is not None:
-        ckpt.optimizer_from_tensors(optimizer, tensors, meta["optimizer"])
-    for group in optimizer.param_groups:
-        group["lr"] = st["learning_rate"]
-    common["model"] = model.metadata()
-    if not resume:
-        _save_state(out, model, optimizer, st, common)
 
-    n_train = len(data.train)
-    copy_pool = _copy_pool(data.train) if config.copy_examples > 0 else []
-    n_copy = round(config.copy_examples * n_train) if copy_pool else 0
-    batches_per_epoch = math.ceil((n_train + n_copy) / config.batch_size)
-    notify(
-        "start",
-        {
-            "start_epoch": st["epoch"],
-            "max_epochs": config.max_epochs,
-            "batches_per_epoch": batches_per_epoch,
-            "device": str(dev),
-            "dev_unseen_symbols": sorted(
-                {c for it in data.dev for c in it.source if c not in model.source_vocab}
-            ),
-            "parameters": sum(p.numel() for p in model.parameters()),
-        },
-    )
-    stopped = st["stopped_early"]
-    try:
-        while not stopped and st["epoch"] < config.max_epochs:
-            epoch = st["epoch"] + 1
-            t0 = time.perf_counter()
-            torch.manual_seed(_epoch_seed(config.seed, epoch))
-            gen = torch.Generator().manual_seed(_epoch_seed(config.seed, epoch) + 1)
-            epoch_items = data.train + _copy_items(copy_pool, n_copy, gen)
-            batches = _shuffled_batches(epoch_items, config.batch_size, gen)
-            model.train()
-            ep_loss, ep_tokens = 0.0, 0
-            for b, rows in enumerate(batches):
-                batch = make_batch(model, [epoch_items[i] for i in rows])
-                optimizer.zero_grad(set_to_none=True)
-                with _autocast(dev):
-                    loss, n_tok = model.loss(batch)
-                (loss / n_tok).backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                optimizer.step()
-                ep_loss += float(loss.detach())
-                ep_tokens += n_tok
-                notify("batch", {"epoch": epoch, "batch": b + 1, "loss": ep_loss / ep_tokens})
-            train_seconds = time.perf_counter() - t0
-            dev_loss, dev_acc, dev_preds = evaluate(model, data.dev, config.eval_batch_size)
-            score = dev_acc if data.dev_score is None else float(data.dev_score(dev_preds, data.dev))
-            lr_used = st["learning_rate"]
-            if st["prev_dev_loss"] is not None and dev_loss > st["prev_dev_loss"]:
-                st["learning_rate"] = max(config.min_learning_rate, lr_used * config.lr_decay)
-                for group in optimizer.param_groups:
-                    group["lr"] = st["learning_rate"]
-            st["prev_dev_loss"] = dev_loss
-            is_best = score > st["best_accuracy"]
-            if is_best:
-                st["best_accuracy"], st["best_epoch"], st["bad_epochs"] = score, epoch, 0
-            else:
-                st["bad_epochs"] += 1
-            seconds = time.perf_counter() - t0
-            row = EpochMetrics(
-                epoch=epoch,
-                train_loss=ep_loss / max(1, ep_tokens),
-                dev_loss=dev_loss,
-                dev_accuracy=dev_acc,
-                learning_rate=lr_used,
-                seconds=seconds,
-                train_examples_per_s=len(epoch_items) / train_seconds,
-                best=is_best,
-                dev_score=score,
-            ).__dict__
-            st["metrics"].append(row)
-            st["epoch"] = epoch
-            st["seconds"] += seconds
-            if st["bad_epochs"] >= config.patience:
-                stopped = st["stopped_early"] = True
-            st["finished"] = stopped or epoch >= config.max_epochs
-            training = {
-                k: st[k]
-                for k in ("best_epoch", "best_accuracy", "epoch", "seconds", "stopped_early")
-            } | {"data": data.description, "dev_score": data.dev_score_name}
-            # Order matters for resume: best weights first, then metrics, then the state that
-            # says this epoch is done.
-            if is_best:
-                ckpt.save_model(
-                    out,
-                    model,
-                    languages=common["languages"],
-                    metrics=st["metrics"],
-                    training=training,
-                    codec=common.get("codec"),
-                )
-            _write_metrics(out, st["metrics"])
-            _save_state(out, model, optimizer, st, common)
-            notify(
-                "epoch",
-                dict(
-                    row,
-                    best_accuracy=st["best_accuracy"],
-                    best_epoch=st["best_epoch"],
-                    train_tokens=ep_tokens,
-                    train_seconds=train_seconds,
-                ),
-            )
-    except KeyboardInterrupt:
-        notify("interrupted", {"epoch": st["epoch"]})
-        raise TrainingInterrupted(out, st["epoch"]) from None
+def saved_run(out_dir: str | Path) -> dict[str, str]:
+    """The data arguments of the run saved in ``out_dir``, for resuming it without repeating them.
 
-    # Refresh the selected checkpoint's metadata with the complete metrics table.
-    if (out / ckpt.MODEL_FILE).is_file():
-        tensors, meta = ckpt.load_tensors(out / ckpt.MODEL_FILE)
-        meta["metrics"] = st["metrics"]
-        meta["training"] = {
-            k: st[k] for k in ("best_epoch", "best_accuracy", "epoch", "seconds", "stopped_early")
-        } | {"data": data.description, "dev_score": data.dev_score_name}
-        ckpt.save_tensors(out / ckpt.MODEL_FILE, tensors, meta)
-    metrics = pd.DataFrame(st["metrics"])
-    notify(
-        "end",
-        {
-            "best_epoch": st["best_epoch"],
-            "best_accuracy": st["best_accuracy"],
-            "epochs": st["epoch"],
-        },
-    )
-    return TrainResult(
-        out_dir=out,
-        best_epoch=st["best_epoch"],
-        best_dev_accuracy=st["best_accuracy"],
-        epochs=st["epoch"],
-        stopped_early=st["stopped_early"],
-        seconds=st["seconds"],
-        metrics=metrics,
-    )
+    Returns:
+        ``{"lang": ..., "setting": ...}`` to pass to :func:`load_data` (``lang`` is ``"all"``
+        for a run made with ``"all"`` that took a smaller setting's data for some languages,
+        else the comma-separated languages).
+
+    Raises:
+        FileNotFoundError: no trainer state in ``out_dir``.
+        ValueError: the state does not say which data it was trained on (e.g. translation).
+        CheckpointError: the state file is unreadable.
+    """
+    path = Path(out_dir) / ckpt.STATE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no trainer state to resume from")
+    _, meta = ckpt.load_tensors(path)
+    data = meta.get("data") or {}
+    if not data.get("languages") or not data.get("setting"):
+        raise ValueError(f"{path}: the run does not record its languages and setting")
+    lang = "all" if data.get("smaller_settings") else ",".join(data["languages"])
+    return {"lang": lang, "setting": data["setting"]}
 
 
 def run_status(out_dir: str | Path) -> str:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -294,3 +299,145 @@ def test_non_finite_weights_are_refused_by_name(tmp_path):
     save_tensors(broken, tensors, meta)
     with pytest.raises(CheckpointError, match=f"non-finite .* in {name}"):
         load_model(broken)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop_at", [3, 7])
+def test_stopped_inside_an_epoch_resumes_to_the_same_weights(tmp_path, stop_at):
+    """A run stopped after any batch (state saved every batch here) and resumed ends with the
+    uninterrupted run's weights, optimizer state and metrics (CPU, dropout on)."""
+    train_items, dev_items = synthetic.items(120, seed=11), synthetic.items(24, seed=12)
+    data = TrainingData(train_items, dev_items)
+    cfg = dict(dropout=0.3, lr_decay=0.5, copy_examples=0.5)
+    kw = dict(device="cpu", max_epochs=3, patience=10)
+    train(tiny_config(**cfg), data, tmp_path / "a", **kw)
+
+    def stop(event, info):  # the request arrives at a batch of epoch 2
+        if event == "batch" and info["epoch"] == 2 and info["batch"] == stop_at:
+            raise KeyboardInterrupt
+
+    with pytest.raises(TrainingInterrupted, match=f"epoch 2, batch {stop_at - 1} of"):
+        train(tiny_config(**cfg), data, tmp_path / "b", checkpoint_seconds=0, progress=stop, **kw)
+    result = train(None, data, tmp_path / "b", resume=True, **kw)
+    assert result.epochs == 3
+    for name in (MODEL_FILE, STATE_FILE):
+        with (
+            safe_open(str(tmp_path / "a" / name), "pt") as fa,
+            safe_open(str(tmp_path / "b" / name), "pt") as fb,
+        ):
+            assert sorted(fa.keys()) == sorted(fb.keys())
+            for k in fa.keys():  # noqa: SIM118
+                assert torch.equal(fa.get_tensor(k), fb.get_tensor(k)), (name, k)
+    drop = ["seconds", "train_examples_per_s"]
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "a" / "metrics.csv").drop(columns=drop),
+        pd.read_csv(tmp_path / "b" / "metrics.csv").drop(columns=drop),
+    )
+
+
+def _train_args(data: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "inflect", "train", "--lang", "deu", "--setting", "low",
+        "--preset", "tiny", "--epochs", "3", "--device", "cpu", "--threads", "1",
+        "--data-dir", str(data), "--out", str(out), *extra,
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_killed_or_terminated_cli_run_resumes_to_the_same_weights(tmp_path, how):
+    """`inflect train` killed (SIGKILL: the last periodic save is kept) or terminated (SIGTERM:
+    saved at the next batch boundary, exit status 130) at a random moment, then `--resume` with
+    no other option, ends with the weights of an uninterrupted run."""
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(400, seed=21))
+    write_conll(data / "german-dev", synthetic.items(40, seed=22))
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    done = subprocess.run(_train_args(data, tmp_path / "a"), env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    proc = subprocess.Popen(
+        _train_args(data, tmp_path / "b", "--checkpoint-minutes", "0"),
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    state = tmp_path / "b" / STATE_FILE
+    deadline = time.time() + 60
+    while time.time() < deadline and not (state.is_file() and state.stat().st_size > 0):
+        time.sleep(0.05)
+    time.sleep(random.Random().uniform(0.5, 2.0))  # somewhere inside the run
+    proc.send_signal(getattr(signal, how))
+    proc.wait(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the run ended before the signal arrived (machine faster than expected)")
+    assert proc.returncode == (130 if how == "SIGTERM" else -signal.SIGKILL)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "inflect", "train", "--resume", "--out", str(tmp_path / "b"),
+         "--data-dir", str(data), "--device", "cpu", "--threads", "1"],
+        env=env, capture_output=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    for name in (MODEL_FILE, STATE_FILE):
+        with (
+            safe_open(str(tmp_path / "a" / name), "pt") as fa,
+            safe_open(str(tmp_path / "b" / name), "pt") as fb,
+        ):
+            for k in fa.keys():  # noqa: SIM118
+                assert torch.equal(fa.get_tensor(k), fb.get_tensor(k)), (name, k)
+
+
+def test_a_run_owns_its_folder(tmp_path):
+    from filelock import FileLock
+
+    items = synthetic.items(16, seed=1)
+    with FileLock(str(tmp_path / ".lock")), pytest.raises(ValueError, match="in use by another"):
+        train(tiny_config(), TrainingData(items, items), tmp_path, device="cpu", max_epochs=1)
+    assert not (tmp_path / STATE_FILE).exists()
+    # released at exit: the next run (or a resume) may take the folder
+    train(tiny_config(), TrainingData(items, items), tmp_path, device="cpu", max_epochs=1)
+    assert not (tmp_path / ".lock").exists()
+
+
+def test_unwritable_run_folder_is_a_clear_error_before_any_work(tmp_path):
+    items = synthetic.items(16, seed=1)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ValueError, match=f"cannot write the run folder {blocker / 'run'}"):
+        train(tiny_config(), TrainingData(items, items), blocker / "run", device="cpu")
+
+
+def test_dev_sample_is_fixed_per_language():
+    from inflect.train import dev_sample
+
+    items = synthetic.items(30, seed=1) + synthetic.items(5, seed=2, language="other")
+    rows = dev_sample(items, 10)
+    assert rows == sorted(rows) and rows == dev_sample(items, 10)  # deterministic, in order
+    langs = [items[i].language for i in rows]
+    assert langs.count("synth") == 10 and langs.count("other") == 5  # small ones kept whole
+    assert dev_sample(items, 0) == list(range(35))
+
+
+def test_language_shares_by_hand():
+    from inflect.train import language_shares
+
+    assert language_shares({"a": 900, "b": 100}, 1.0) == {"a": 900, "b": 100}
+    # T = 2: weights sqrt(900) = 30 and sqrt(100) = 10 -> 1000 * 3/4 and 1000 * 1/4
+    assert language_shares({"a": 900, "b": 100}, 2.0) == {"a": 750, "b": 250}
+    # T = 100: weights 1, 1, 8^0.01 = 1.0210 -> 3.310, 3.310, 3.380; the total 10 is kept by
+    # giving the one item left to the largest remainder
+    assert language_shares({"a": 1, "b": 1, "c": 8}, 100.0) == {"a": 3, "b": 3, "c": 4}
+
+
+def test_resume_reads_languages_and_setting_from_the_run(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
+    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    out = tmp_path / "run"
+    base = ["--preset", "tiny", "--device", "cpu", "--data-dir", str(data), "--out", str(out)]
+    first = CliRunner().invoke(main, ["train", "--lang", "german", "--setting", "low",
+                                      "--epochs", "1", *base])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(main, ["train", "--resume", "--epochs", "2", *base[2:]])
+    assert again.exit_code == 0, again.output
+    assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
+    assert CliRunner().invoke(main, ["train", "--out", str(tmp_path / "x")]).exit_code == 2

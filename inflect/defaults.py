@@ -1,0 +1,32 @@
+"""Every default of sparse-inflect in one place (imported by the modules that use them).
+
+Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
+:data:`WIDE_BEAM_SIZE`, :data:`MAX_FORMS`, :func:`max_output_length`. Data: :data:`SETTINGS`.
+Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
+"""
+
+from __future__ import annotations
+
+#: Training-data settings of CoNLL–SIGMORPHON 2018 task 1, largest first.
+SETTINGS: tuple[str, ...] = ("high", "medium", "low")
+
+#: Beam size k of prediction and evaluation (the paper's).
+BEAM_SIZE = 5
+#: The beam an input is searched again with when its support was not certified at BEAM_SIZE.
+WIDE_BEAM_SIZE = 20
+#: The largest beam the command line accepts.
+MAX_BEAM_SIZE = 256
+#: Most forms listed per input by support enumeration.
+MAX_FORMS = 100
+
+#: Seconds between two saves of the trainer state inside an epoch (an interrupted run loses at
+#: most this much work).
+CHECKPOINT_SECONDS = 300.0
+#: Seed of the per-language dev sample used for model selection (fixed, so that the members of
+#: an ensemble and runs of different seeds are selected on the same words).
+DEV_SAMPLE_SEED = 2018
+
+
+def max_output_length(source_length: int) -> int:
+    """The longest output searched for a source of ``source_length`` symbols: ``2·S + 10``."""
+    return 2 * source_length + 10
