@@ -670,6 +670,7 @@ class Trainer:
         self._resume, self._config = resume, config
         self._overrides = (max_epochs, patience)
         self._precision = precision
+        self._estimated = False
         self.rng_state: dict[str, torch.Tensor] = {}
 
     # ---------------------------------------------------------------- set-up
@@ -820,9 +821,14 @@ class Trainer:
                 "batches": len(batches),
                 "loss": st.epoch_loss / max(1, st.epoch_tokens),
             }
-            self.notify("batch", info)
-            if b + 1 - start_batch == 50 or (b + 1 == len(batches) and b + 1 - start_batch < 50):
-                self._estimate(b + 1 - start_batch, time.perf_counter() - t0, len(batches))
+            try:
+                self.notify("batch", info)
+            except KeyboardInterrupt:  # a callback's stop request, at a batch boundary
+                stop.requested = stop.requested or "progress callback"
+            done = b + 1 - start_batch
+            if not self._estimated and (done == 50 or b + 1 == len(batches)):
+                self._estimated = True
+                self._estimate(done, time.perf_counter() - t0, len(batches) - start_batch)
             if stop.requested:
                 self._save_state()
                 return False
@@ -832,15 +838,18 @@ class Trainer:
                 self.notify("checkpoint", {"epoch": epoch, "batch": b + 1})
         return True
 
-    def _estimate(self, done: int, seconds: float, batches: int) -> None:
-        per_epoch = seconds / max(1, done) * batches
-        remaining = self.config.max_epochs - self.state.epoch
+    def _estimate(self, done: int, seconds: float, batches_left: int) -> None:
+        """The "estimate" event: an epoch's training time and the run's at most, from ``done``
+        batches in ``seconds`` (``batches_left`` were left in this epoch when they started)."""
+        per_batch = seconds / max(1, done)
+        per_epoch = per_batch * self.batches_per_epoch
+        later = self.config.max_epochs - self.state.epoch - 1
         self.notify(
             "estimate",
             {
                 "seconds_per_epoch": per_epoch,
-                "epochs_left": remaining,
-                "seconds_left_at_most": per_epoch * remaining,
+                "epochs_left": later + 1,
+                "seconds_left_at_most": per_batch * batches_left + per_epoch * later,
             },
         )
 
@@ -1082,7 +1091,8 @@ def train(
         resume: continue the run saved in ``out_dir`` from where its state was saved (an epoch
             boundary or a point inside an epoch).
         max_epochs, patience: override the config's (also on resume).
-        progress: callback for progress events.
+        progress: callback for progress events; raising KeyboardInterrupt from a "batch" event
+            stops the run at that batch boundary with a resumable state.
         checkpoint_seconds: save the trainer state inside an epoch at least this often.
         precision: ``"auto"``: bfloat16 matrix products in the decoder where the hardware has
             them (CUDA autocast; CPUs with AVX512-BF16), float32 elsewhere; ``"float32"``.

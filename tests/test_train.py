@@ -168,7 +168,7 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(tmp_path):
         if event == "batch" and info["epoch"] == 3 and info["batch"] == 2:
             raise KeyboardInterrupt
 
-    with pytest.raises(TrainingInterrupted, match="end of epoch 2"):
+    with pytest.raises(TrainingInterrupted, match="epoch 3, batch 2 of"):
         train(
             tiny_config(**cfg),
             data,
@@ -312,11 +312,11 @@ def test_stopped_inside_an_epoch_resumes_to_the_same_weights(tmp_path, stop_at):
     kw = dict(device="cpu", max_epochs=3, patience=10)
     train(tiny_config(**cfg), data, tmp_path / "a", **kw)
 
-    def stop(event, info):  # the request arrives at a batch of epoch 2
+    def stop(event, info):  # a stop request at a batch boundary of epoch 2
         if event == "batch" and info["epoch"] == 2 and info["batch"] == stop_at:
             raise KeyboardInterrupt
 
-    with pytest.raises(TrainingInterrupted, match=f"epoch 2, batch {stop_at - 1} of"):
+    with pytest.raises(TrainingInterrupted, match=f"epoch 2, batch {stop_at} of"):
         train(tiny_config(**cfg), data, tmp_path / "b", checkpoint_seconds=0, progress=stop, **kw)
     result = train(None, data, tmp_path / "b", resume=True, **kw)
     assert result.epochs == 3
