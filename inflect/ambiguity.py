@@ -9,6 +9,7 @@ attested forms). This module groups such inputs by tag bundle and counts them; r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,13 @@ class AmbiguousInput:
         gold_in_support: whether the gold form is among ``forms`` (None without gold).
         complete: whether ``forms`` is certified to be the whole support (otherwise a gold form
             outside the list may still have nonzero probability).
+        certificate: the record's certificate, ``"full_support"``, ``"mode_only"`` or ``"none"``
+            (:class:`inflect.search.Certificate` values).
+        more_than: N when more than N forms have nonzero probability and N are listed, else None.
+        direction: writing direction of the language (``"ltr"``, ``"rtl"``; ``"auto"`` for a
+            language with no spec: the reader decides from the text).
+        position: the input's index among the inputs examined (0-based).
+        explanation: the :class:`inflect.explain.Explanation` (attention of its strings), or None.
     """
 
     lemma: str
@@ -39,6 +47,17 @@ class AmbiguousInput:
     gold: str | None
     gold_in_support: bool | None
     complete: bool
+    certificate: str = "full_support"
+    more_than: int | None = None
+    direction: str = "ltr"
+    position: int = 0
+    explanation: Any = None
+
+    @property
+    def entropy(self) -> float:
+        """Shannon entropy of the listed forms in bits, ``-sum p log2 p`` (float64); a lower
+        bound on the model's when the list is not the whole support."""
+        return -math.fsum(p * math.log2(p) for _, p in self.forms if p > 0.0)
 
 
 @dataclass
@@ -48,10 +67,36 @@ class TagGroup:
     Attributes:
         tags: the bundle as first written.
         inputs: its ambiguous inputs, in input order.
+        total: inputs of the bundle examined, ambiguous or not.
     """
 
     tags: str
     inputs: list[AmbiguousInput] = field(default_factory=list)
+    total: int = 0
+
+
+@dataclass
+class BundleSizes:
+    """How many forms of nonzero probability the inputs of one tag bundle get.
+
+    Attributes:
+        tags: the bundle as first written.
+        sizes: number of listed forms of nonzero probability (a lower bound where the list is not
+            certified full support) -> number of inputs with that many.
+    """
+
+    tags: str
+    sizes: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> int:
+        """Inputs of the bundle."""
+        return sum(self.sizes.values())
+
+    @property
+    def ambiguous(self) -> int:
+        """Inputs of the bundle with more than one form of nonzero probability."""
+        return sum(n for k, n in self.sizes.items() if k > 1)
 
 
 @dataclass
@@ -65,6 +110,10 @@ class AmbiguityReport:
         gold_in_support: ambiguous inputs whose gold form is among their forms.
         incomplete: ambiguous inputs whose list is not certified to be the whole support.
         groups: tag-bundle groups, largest first (ties: first seen first).
+        full_support: inputs (all, not only ambiguous) certified full support.
+        mode_only: inputs certified mode only (the first form is the most probable).
+        bundles: every tag bundle examined with the number of forms per input, most ambiguous
+            inputs first (ties: more inputs first, then first seen first).
     """
 
     inputs: int
@@ -73,6 +122,9 @@ class AmbiguityReport:
     gold_in_support: int
     incomplete: int
     groups: list[TagGroup]
+    full_support: int = 0
+    mode_only: int = 0
+    bundles: list[BundleSizes] = field(default_factory=list)
 
     @property
     def ambiguous_share(self) -> float:
@@ -80,37 +132,64 @@ class AmbiguityReport:
         return self.ambiguous / self.inputs if self.inputs else float("nan")
 
 
+def _direction(language: str, cache: dict[str, str]) -> str:
+    """The language's writing direction, ``"auto"`` for a language with no spec."""
+    if language not in cache:
+        from inflect.languages import UnknownLanguageError, resolve
+
+        try:
+            cache[language] = resolve(language).direction
+        except UnknownLanguageError:
+            cache[language] = "auto"
+    return cache[language]
+
+
 def ambiguity_report(
-    predictions: Sequence[Any], gold: Sequence[Example] | None = None
+    predictions: Sequence[Any],
+    gold: Sequence[Example] | None = None,
+    explanations: Sequence[Any] | None = None,
 ) -> AmbiguityReport:
     """Group the inputs with more than one nonzero-probability form by tag bundle.
 
     Args:
         predictions: :class:`inflect.predict.Prediction` records (``lemma``, ``tags``,
-            ``language``, ``forms`` of ``(form, probability)``, ``complete``).
+            ``language``, ``forms`` of ``(form, probability)``, ``complete``, ``certificate``,
+            ``more_than``).
         gold: gold examples, matched to the records by language, lemma and tag bundle as
             written (:func:`inflect.evaluate.input_key`); None for no gold.
+        explanations: per record, its :class:`inflect.explain.Explanation` or None (same length
+            and order as ``predictions``; :func:`inflect.explain.explain_all`); None for none.
 
     Returns:
         The :class:`AmbiguityReport`.
 
     Raises:
-        ValueError: a record whose tag bundle cannot be parsed (naming it).
+        ValueError: a record whose tag bundle cannot be parsed (naming it); ``explanations`` of
+            another length than ``predictions``.
     """
+    if explanations is not None and len(explanations) != len(predictions):
+        raise ValueError(f"{len(explanations)} explanations for {len(predictions)} predictions")
     gold_forms: dict[Any, str] = {}
     for example in gold or ():
         if example.form is not None:
             gold_forms[input_key(example)] = example.form
     groups: dict[frozenset[str], TagGroup] = {}
-    ambiguous = with_gold = in_support = incomplete = 0
-    for record in predictions:
+    bundles: dict[frozenset[str], BundleSizes] = {}
+    directions: dict[str, str] = {}
+    ambiguous = with_gold = in_support = incomplete = full = mode = 0
+    for position, record in enumerate(predictions):
+        certificate = getattr(record.certificate, "value", record.certificate)
+        full += certificate == "full_support"
+        mode += certificate == "mode_only"
         forms = tuple((f[0], float(f[1])) for f in record.forms if float(f[1]) > 0.0)
-        if len(forms) < 2:
-            continue
         try:
             tags = TagBundle.parse(record.tags)
         except ValueError as exc:
             raise ValueError(f"{record.lemma!r}: bad tag bundle {record.tags!r} ({exc})") from None
+        sizes = bundles.setdefault(tags.features, BundleSizes(record.tags)).sizes
+        sizes[len(forms)] = sizes.get(len(forms), 0) + 1
+        if len(forms) < 2:
+            continue
         key = input_key(Example(record.lemma, tags, None, record.language))
         gold_form = gold_forms.get(key)
         hit = None if gold_form is None else any(f == gold_form for f, _ in forms)
@@ -120,8 +199,25 @@ def ambiguity_report(
         incomplete += not record.complete
         group = groups.setdefault(tags.features, TagGroup(record.tags))
         group.inputs.append(
-            AmbiguousInput(record.lemma, record.tags, record.language, forms, gold_form, hit,
-                           bool(record.complete))
+            AmbiguousInput(
+                record.lemma,
+                record.tags,
+                record.language,
+                forms,
+                gold_form,
+                hit,
+                bool(record.complete),
+                str(certificate),
+                record.more_than,
+                _direction(record.language, directions),
+                position,
+                None if explanations is None else explanations[position],
+            )
         )
+    for features, group in groups.items():
+        group.total = bundles[features].inputs
     ordered = sorted(groups.values(), key=lambda g: -len(g.inputs))  # stable: first seen first
-    return AmbiguityReport(len(predictions), ambiguous, with_gold, in_support, incomplete, ordered)
+    by_size = sorted(bundles.values(), key=lambda b: (-b.ambiguous, -b.inputs))
+    return AmbiguityReport(
+        len(predictions), ambiguous, with_gold, in_support, incomplete, ordered, full, mode, by_size
+    )

@@ -337,9 +337,13 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
-              help="Also write PREFIX.parquet and PREFIX.csv.")
+              help="Also write PREFIX.parquet, PREFIX.csv and PREFIX.svg (accuracy per language "
+                   "beside the official baseline).")
+@click.option("--baseline", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="The official baseline table for PREFIX.svg (default: "
+                   "conll2018-task1-baseline-dev.csv in or beside the data folder, if there).")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, threads):
+                     out_prefix, baseline, threads):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -382,9 +386,15 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.ClickException(str(exc)) from None
     Console().print(table)
     if out_prefix:
+        from inflect.baseline import official_baseline
+        from inflect.evaluate import write_text
+        from inflect.report_html import accuracy_svg
+
         try:
             paths = write_results(frame, out_prefix)
-        except OSError as exc:
+            svg = accuracy_svg(frame, official_baseline(baseline, data_dir))
+            paths += (write_text(svg, f"{out_prefix}.svg"),)
+        except (OSError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
 
@@ -412,7 +422,11 @@ def report() -> None:
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal.")
-def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file, threads):
+@click.option("--maps", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Attention maps per ambiguous input in the HTML report (its most probable "
+                   "output strings); 0 for none.")
+def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
+                     maps, threads):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -424,7 +438,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
 
     from inflect.ambiguity import ambiguity_report
     from inflect.data import DataFormatError
-    from inflect.evaluate import evaluate_checkpoints, write_text
+    from inflect.evaluate import checkpoint_members, evaluate_predictor, load_gold, write_text
+    from inflect.explain import explain_all
+    from inflect.predict import Predictor
     from inflect.report import ambiguity_html, ambiguity_markdown, ambiguity_rich
     from inflect.vocab import UnknownSymbolWarning
 
@@ -436,10 +452,14 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     models = _models_or_shipped(models, languages)
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
+    html = suffix in (".html", ".htm")
     try:
-        result = evaluate_checkpoints(models, languages, split, gold_files, data_dir=data_dir,
-                                      beam_size=beam, device=device)
-        found = ambiguity_report(result.predictions, result.gold)
+        predictor = Predictor.from_checkpoints(checkpoint_members(models), device=device,
+                                               beam_size=beam)
+        result = evaluate_predictor(predictor, load_gold(languages, split, gold_files, data_dir))
+        done = [s for s in result.searched if s is not None]
+        found = ambiguity_report([s.prediction for s in done], result.gold,
+                                 explain_all(predictor, done, maps) if html and maps else None)
     except (DataFormatError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if out_file is None:
@@ -447,9 +467,12 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
 
         Console().print(ambiguity_rich(found))
         return
-    title = f"Ambiguity report: {', '.join(languages) or ', '.join(gold_files)} {split}"
-    text = (ambiguity_html(found, title) if suffix in (".html", ".htm")
-            else ambiguity_markdown(found, title))
+    where = ", ".join(languages) or ", ".join(gold_files)
+    title = f"Ambiguity report: {where} {split if not gold_files else ''}".rstrip()
+    about = {"models": ", ".join(models), "language": ", ".join(languages) or "—",
+             "split": f"gold files {where}" if gold_files else split, "beam": str(beam)}
+    text = (ambiguity_html(found, title, about) if html
+            else ambiguity_markdown(found, title, about))
     try:
         write_text(text, out_file)
     except OSError as exc:
@@ -624,11 +647,15 @@ def models_command(out_format, models_dir):
                    "shipped model of --lang.")
 @_beam_option()
 @click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
-              help="Also write the heat map as a PNG (needs matplotlib: the 'plot' extra).")
+              help="Also write the heat maps as a PNG, one panel per form (needs matplotlib: the "
+                   "'plot' extra).")
+@click.option("--max-forms", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Draw at most this many forms of the support in the PNG (most probable first).")
 @_DEVICE_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
-def explain_command(lemma, tags, lang, models, beam, png, device, models_dir, threads):
+def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, models_dir,
+                    threads):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
@@ -651,7 +678,7 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir, th
         members = checkpoint_members(models) if models else None
         predictor = load_predictor(members, lang, models_dir=models_dir, device=device,
                                    beam_size=beam)
-        found = explain(predictor, lemma, tags, lang)
+        found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     console = Console()
@@ -659,7 +686,7 @@ def explain_command(lemma, tags, lang, models, beam, png, device, models_dir, th
     console.print(attention_heatmap(found))
     if png:
         try:
-            attention_png(found, png)
+            attention_png(found, png, max_forms)
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {png}", err=True)

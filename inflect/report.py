@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group
@@ -350,7 +350,9 @@ def evaluation_table(frame: pd.DataFrame, title: str = "evaluation") -> Group:
                       "nonzero attention weights / all", style="dim"))
 
 
-def _forms_text(forms: Sequence[tuple[str, float]], gold: str | None) -> list[tuple[str, str, bool]]:
+def _forms_text(
+    forms: Sequence[tuple[str, float]], gold: str | None
+) -> list[tuple[str, str, bool]]:
     return [(form, _probability(p), form == gold) for form, p in forms]
 
 
@@ -361,22 +363,35 @@ def _summary_lines(report: AmbiguityReport) -> list[str]:
         f"({_share(report.ambiguous_share)} %)",
         f"tag bundles with ambiguous inputs: {len(report.groups):,}",
     ]
+    if report.inputs:
+        none = report.inputs - report.full_support - report.mode_only
+        lines.append(
+            f"certified full support: {report.full_support:,} of {report.inputs:,} "
+            f"inputs ({_share(report.full_support / report.inputs)} %); mode only: "
+            f"{report.mode_only:,}; not certified: {none:,}"
+        )
     if report.with_gold:
-        lines.append(f"gold form in the support: {report.gold_in_support:,} of "
-                     f"{report.with_gold:,} ambiguous inputs with gold")
+        lines.append(
+            f"gold form in the support: {report.gold_in_support:,} of "
+            f"{report.with_gold:,} ambiguous inputs with gold "
+            f"({_share(report.gold_in_support / report.with_gold)} %)"
+        )
     if report.incomplete:
-        lines.append(f"not certified full support (list may be incomplete): "
-                     f"{report.incomplete:,}")
+        lines.append(f"not certified full support (list may be incomplete): {report.incomplete:,}")
     return lines
 
 
 def ambiguity_rich(report: AmbiguityReport) -> Group:
     """The ambiguity report for a terminal: summary counts, then one table per tag bundle
-    (lemma, forms with probabilities — the gold form in green —, gold, gold in support)."""
+    (lemma, forms with probabilities — the gold form in green —, gold, gold in support); user
+    text is shown verbatim (never read as rich markup)."""
     parts: list = [Text("\n".join(_summary_lines(report)), style="bold")]
     for group in report.groups:
-        table = Table(title=f"{group.tags}  ({len(group.inputs)})", title_justify="left",
-                      box=box.SIMPLE_HEAD)
+        table = Table(
+            title=Text(f"{group.tags}  ({len(group.inputs)} of {group.total})"),  # no markup
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
         table.add_column("lemma")
         table.add_column("forms (probability)", overflow="fold")
         table.add_column("gold")
@@ -391,7 +406,7 @@ def ambiguity_rich(report: AmbiguityReport) -> Group:
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
             if item.gold_in_support is False and not item.complete:
                 hit = "no (list incomplete)"
-            table.add_row(item.lemma, text, item.gold or "—", hit)
+            table.add_row(Text(item.lemma), text, Text(item.gold or "—"), hit)
         parts.append(table)
     return Group(*parts)
 
@@ -400,48 +415,119 @@ def _md_cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def ambiguity_markdown(report: AmbiguityReport, title: str = "Ambiguity report") -> str:
-    """The ambiguity report as Markdown: summary list, then one table per tag bundle."""
-    lines = [f"# {title}", ""]
+def _md_text(text: str) -> str:
+    """User text for Markdown: table-cell escapes, ``<``/``&`` as entities so that no renderer
+    reads it as HTML, and backslashes before the emphasis, code and link characters."""
+    text = _md_cell(text).replace("&", "&amp;").replace("<", "&lt;")
+    for char in "`*_[]":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _md_forms(forms: Sequence[tuple[str, float]], gold: str | None) -> str:
+    """``form (p), ...`` with the gold form in bold."""
+    return ", ".join(
+        (f"**{_md_text(f)}**" if g else _md_text(f)) + f" ({p})"
+        for f, p, g in _forms_text(forms, gold)
+    )
+
+
+def markdown_slug(heading: str, seen: dict[str, int]) -> str:
+    """The anchor a Markdown renderer gives a heading, as GitHub does: lower case, characters
+    other than letters, digits, ``-``, ``_`` and spaces removed, spaces as ``-``; a repeated slug
+    gets ``-1``, ``-2``, ... (``seen`` counts them)."""
+    import re
+
+    slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    count = seen.get(slug, 0)
+    seen[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
+
+
+def ambiguity_markdown(
+    report: AmbiguityReport,
+    title: str = "Ambiguity report",
+    about: dict[str, str] | None = None,
+) -> str:
+    """The ambiguity report as Markdown, the content of the HTML report as text: the ``about``
+    lines and summary; the forms per input by tag bundle as a table (the HTML chart's figures);
+    contents linking to each tag bundle; one table per tag bundle (lemma; forms with
+    probabilities, the gold form in bold, the folded tail of the HTML report after its "+ N
+    forms below 0.1 %" line; gold; gold in support; number of forms; entropy in bits; certificate).
+    Attention maps are left to the HTML report and ``inflect explain``."""
+    from inflect.report_html import SIZE_CLASSES, _size_class, split_tail, tail_summary
+
+    lines = [f"# {_md_text(title)}", ""]
+    if about:
+        lines += [f"- {_md_text(k)}: {_md_text(v)}" for k, v in about.items()]
+        lines.append("")
     lines += [f"- {line}" for line in _summary_lines(report)]
-    for group in report.groups:
-        lines += ["", f"## {_md_cell(group.tags)} ({len(group.inputs)})", "",
-                  "| lemma | forms (probability) | gold | gold in support |",
-                  "|---|---|---|---|"]
-        for item in group.inputs:
-            forms = ", ".join(
-                (f"**{_md_cell(f)}**" if g else _md_cell(f)) + f" ({p})"
-                for f, p, g in _forms_text(item.forms, item.gold)
+    if report.bundles:
+        lines += [
+            "",
+            "Forms of nonzero probability per input, by tag bundle (inputs):",
+            "",
+            "| tag bundle | inputs | ambiguous | "
+            + " | ".join(label for label, _, _ in SIZE_CLASSES)
+            + " |",
+            "|---|" + "---:|" * (2 + len(SIZE_CLASSES)),
+        ]
+        for bundle in report.bundles:
+            counts = [0] * len(SIZE_CLASSES)
+            for size, n in bundle.sizes.items():
+                counts[_size_class(size)] += n
+            lines.append(
+                f"| {_md_text(bundle.tags)} | {bundle.inputs:,} | {bundle.ambiguous:,} | "
+                + " | ".join(f"{n:,}" if n else "" for n in counts)
+                + " |"
             )
+    seen: dict[str, int] = {}
+    headings = [f"{group.tags} ({len(group.inputs)} of {group.total})" for group in report.groups]
+    slugs = [markdown_slug(h, seen) for h in headings]
+    if report.groups:
+        lines += ["", "Contents:", ""]
+        lines += [
+            f"- [{_md_text(g.tags)}](#{slug}): {len(g.inputs):,} ambiguous of {g.total:,}"
+            for g, slug in zip(report.groups, slugs, strict=True)
+        ]
+    for group, heading in zip(report.groups, headings, strict=True):
+        lines += [
+            "",
+            f"## {_md_text(heading)}",
+            "",
+            "| lemma | forms (probability) | gold | gold in support | forms | "
+            "entropy (bits) | certificate |",
+            "|---|---|---|---|---:|---:|---|",
+        ]
+        for item in group.inputs:
+            head, tail = split_tail(item.forms)
+            forms = _md_forms(head, item.gold)
+            if tail:
+                forms += f"; {tail_summary(tail, item.gold)}: {_md_forms(tail, item.gold)}"
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
-            lines.append(f"| {_md_cell(item.lemma)} | {forms} | {_md_cell(item.gold or '—')} "
-                         f"| {hit} |")
+            count = (
+                f"more than {item.more_than}"
+                if item.more_than is not None
+                else f"{len(item.forms)}"
+            )
+            lines.append(
+                f"| {_md_text(item.lemma)} | {forms} | {_md_text(item.gold or '—')} "
+                f"| {hit} | {count} | {item.entropy:.2f} | "
+                f"{item.certificate.replace('_', ' ')} |"
+            )
     return "\n".join(lines) + "\n"
 
 
-def ambiguity_html(report: AmbiguityReport, title: str = "Ambiguity report") -> str:
-    """The ambiguity report as a standalone HTML page (text escaped)."""
-    from html import escape
+def ambiguity_html(
+    report: AmbiguityReport,
+    title: str = "Ambiguity report",
+    about: dict[str, str] | None = None,
+) -> str:
+    """The ambiguity report as one self-contained HTML page: see
+    :func:`inflect.report_html.ambiguity_page`."""
+    from inflect.report_html import ambiguity_page
 
-    out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
-           f"<title>{escape(title)}</title></head><body>", f"<h1>{escape(title)}</h1>", "<ul>"]
-    out += [f"<li>{escape(line)}</li>" for line in _summary_lines(report)]
-    out.append("</ul>")
-    for group in report.groups:
-        out.append(f"<h2>{escape(group.tags)} ({len(group.inputs)})</h2>")
-        out.append("<table><tr><th>lemma</th><th>forms (probability)</th><th>gold</th>"
-                   "<th>gold in support</th></tr>")
-        for item in group.inputs:
-            forms = ", ".join(
-                (f"<b>{escape(f)}</b>" if g else escape(f)) + f" ({p})"
-                for f, p, g in _forms_text(item.forms, item.gold)
-            )
-            hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
-            out.append(f"<tr><td>{escape(item.lemma)}</td><td>{forms}</td>"
-                       f"<td>{escape(item.gold or '—')}</td><td>{hit}</td></tr>")
-        out.append("</table>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return ambiguity_page(report, title, about)
 
 
 def attention_heatmap(explanation: Explanation) -> Table:
@@ -468,8 +554,17 @@ def attention_heatmap(explanation: Explanation) -> Table:
     return table
 
 
-def attention_png(explanation: Explanation, path: str) -> None:
-    """Write the attention matrix as a PNG heat map with matplotlib (zeros white).
+def _weight_text(weight: float) -> str:
+    """A nonzero attention weight written in its cell: two decimals, ``<.01`` below 0.005."""
+    return "<.01" if weight < 0.005 else f"{weight:.2f}".lstrip("0")
+
+
+def attention_figure(explanation: Explanation, max_forms: int | None = None) -> Any:
+    """The attention of an explanation's strings as a matplotlib figure: one heat map panel per
+    string (``explanation.panels``, at most ``max_forms``; the best string alone where there are
+    no panels), each titled with its form and probability; rows are target symbols then
+    ``</s>``, columns source symbols (right to left for a right-to-left language); each nonzero
+    weight is written in its cell, exact zeros are blank (white); one shared colour scale.
 
     Raises:
         RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
@@ -481,30 +576,95 @@ def attention_png(explanation: Explanation, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise RuntimeError(
-            "--png needs matplotlib: pip install 'sparse-inflect[plot]' (or pip install "
-            "matplotlib)"
+            "--png needs matplotlib: pip install 'sparse-inflect[plot]' (or pip install matplotlib)"
         ) from None
+    import numpy as np
+
+    from inflect.explain import AttentionPanel
+
+    panels = list(explanation.panels) or [
+        AttentionPanel(
+            explanation.prediction.best.form if explanation.prediction.best else "",
+            explanation.prediction.best.probability
+            if explanation.prediction.best
+            else float("nan"),
+            explanation.target,
+            explanation.attention,
+        )
+    ]
+    panels = panels[:max_forms] if max_forms else panels
+    cols = len(explanation.source)
+    rows = max(len(p.target) for p in panels)
+    per_row = min(len(panels), 3)
+    lines = -(-len(panels) // per_row)
+    cell = 0.42
+    fig, axes = plt.subplots(
+        lines,
+        per_row,
+        squeeze=False,
+        layout="constrained",
+        figsize=(per_row * (1.2 + cell * cols) + 1.0, lines * (1.1 + cell * rows) + 0.5),
+    )
+    cmap = plt.get_cmap("Blues").with_extremes(bad="white")  # exact zeros: no attention
+    image = None
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        matrix = np.asarray(panel.attention, dtype=np.float64)
+        image = ax.imshow(
+            np.ma.masked_equal(matrix, 0.0), cmap=cmap, vmin=0.0, vmax=1.0, aspect="equal"
+        )
+        for (i, j), weight in np.ndenumerate(matrix):
+            if weight != 0.0:
+                ax.text(
+                    j,
+                    i,
+                    _weight_text(weight),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if weight > 0.55 else "black",
+                )
+        ax.set_xticks(range(cols), labels=[s if s != " " else "␣" for s in explanation.source])
+        ax.set_yticks(
+            range(len(panel.target)), labels=[s if s != " " else "␣" for s in panel.target]
+        )
+        ax.tick_params(length=0)
+        if explanation.direction == "rtl":
+            ax.invert_xaxis()  # the lemma reads right to left
+        ax.set_xlabel(
+            "source (lemma)" + (", right to left" if explanation.direction == "rtl" else "")
+        )
+        ax.set_ylabel("output")
+        ax.set_title(f"{panel.form}   p = {_probability(panel.probability)}")
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    pred = explanation.prediction
+    fig.suptitle(
+        f"{pred.lemma}  {pred.tags}  ({pred.language}): attention, "
+        f"{len(panels)} of {len(pred.forms)} form(s)"
+    )
+    fig.colorbar(image, ax=axes, label="attention weight (blank: exactly 0)", shrink=0.8)
+    return fig
+
+
+def attention_png(explanation: Explanation, path: str, max_forms: int | None = None) -> None:
+    """Write :func:`attention_figure` as a PNG (atomically: a temporary file, then renamed).
+
+    Raises:
+        RuntimeError: matplotlib is not installed.
+        OSError: the file cannot be written.
+    """
     import os
     import tempfile
 
-    matrix = explanation.attention
-    rows, cols = matrix.shape
-    fig, ax = plt.subplots(figsize=(1.0 + 0.45 * cols, 1.0 + 0.4 * rows))
-    try:
-        import numpy as np
+    fig = attention_figure(explanation, max_forms)
+    import matplotlib.pyplot as plt
 
-        cmap = plt.get_cmap("Blues").with_extremes(bad="white")  # exact zeros: no attention
-        ax.imshow(np.ma.masked_equal(matrix, 0.0), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-        ax.set_xticks(range(cols), labels=explanation.source)
-        ax.set_yticks(range(rows), labels=explanation.target)
-        ax.set_xlabel("source (lemma)")
-        ax.set_ylabel("output")
-        ax.set_title(f"{explanation.prediction.lemma} {explanation.prediction.tags}")
+    try:
         folder = os.path.dirname(os.path.abspath(path))
         handle, temp = tempfile.mkstemp(dir=folder, suffix=".png")
         os.close(handle)
         try:
-            fig.savefig(temp, format="png", bbox_inches="tight")
+            fig.savefig(temp, format="png", dpi=120)
             os.replace(temp, path)
         except BaseException:
             os.unlink(temp)

@@ -206,7 +206,7 @@ def test_ambiguity_groups_by_tag_bundle_and_counts():
     assert "| Haus | **Häusern** (0.7500), Hausen (0.2500) | Häusern | yes |" in md
     assert "- ambiguous (more than one nonzero-probability form): 3 (60.0 %)" in md
     html = ambiguity_html(report)
-    assert "<b>Häusern</b>" in html and html.count("<table>") == 2
+    assert 'Häusern<span class="goldmark">gold</span>' in html and html.count("<section class=") == 2
 
 
 # ------------------------------------------------------------------------- explain
