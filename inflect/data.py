@@ -1,4 +1,4 @@
-"""Read SIGMORPHON-style inflection files into typed records (and pandas DataFrames).
+"""Read SIGMORPHON-style inflection files into typed records.
 
 Formats (one example a line, fields separated by a TAB):
 
@@ -23,14 +23,10 @@ the file, the line and the value; nothing is dropped silently.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    import pandas as pd
+from typing import Literal
 
 Format = Literal["auto", "2018", "covered", "2023"]
 FORMATS: tuple[str, ...] = ("auto", "2018", "covered", "2023")
@@ -44,8 +40,6 @@ _FIELDS = {
 _DETECT = {3: "2018", 2: "covered"}
 _BOM = "\ufeff"
 _WHITESPACE = " \t\r\f\v\u00a0"
-# Bump when the parsing rules change: it is part of the Parquet cache key.
-_READER_VERSION = 1
 
 
 class DataFormatError(ValueError):
@@ -259,12 +253,13 @@ class ParsedFile:
 
 
 def language_from_filename(path: str | os.PathLike[str]) -> str:
-    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``.
+    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``,
+    and ``german-test`` (the name of the shared task's gold test files) -> ``german``.
 
     Falls back to the file's stem when the name does not end with a known split.
     """
     name = Path(path).name
-    for split in SPLITS:
+    for split in (*SPLITS, "test"):
         if name.endswith("-" + split) and len(name) > len(split) + 1:
             return name[: -len(split) - 1]
     return Path(path).stem
@@ -568,116 +563,30 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     return found
 
 
-def examples_to_frame(examples: Iterable[Example]) -> pd.DataFrame:
-    """The examples as a DataFrame.
+#: The key of an input: ``(language, lemma, UniMorph features as written)``.
+Key = tuple[str, str, tuple[str, ...]]
+
+
+def input_key(example: Example) -> Key:
+    """The key by which a prediction is matched to a gold input (as the shared task's scorer
+    ``evalm.py`` does, which compares the lemma and the tag text).
 
     Returns:
-        One row per example, columns ``lemma`` (str), ``form`` (str or None), ``tags`` (str, as
-        written, duplicates removed), ``language`` (str), ``source`` (str or None), ``line``
-        (nullable Int64).
+        ``(language, lemma, features)``: the lemma exactly as written and the UniMorph features
+        in the order written, repeats kept, whitespace around each feature removed.
     """
-    import pandas as pd
-
-    rows = [(e.lemma, e.form, str(e.tags), e.language, e.source, e.line) for e in examples]
-    frame = pd.DataFrame(rows, columns=["lemma", "form", "tags", "language", "source", "line"])
-    frame["line"] = frame["line"].astype("Int64")
-    return frame
+    return example.language, example.lemma, written_features(example.tags)
 
 
-def read_examples_cached(
-    path: str | os.PathLike[str],
-    language: str | None = None,
-    fmt: Format = "auto",
-    cache_dir: str | os.PathLike[str] | None = None,
-) -> ParsedFile:
-    """Like :func:`parse_file`, with the parsed result cached as Parquet.
-
-    The cache entry is keyed by the SHA-256 of the file's bytes, the format and the reader's
-    version, so an edited file is never served from a stale entry. Entries are written to a
-    temporary file in the cache folder and renamed into place (atomic). Default folder:
-    :func:`inflect.datasets.parsed_cache_dir`.
-
-    Raises:
-        DataFormatError: a malformed line (nothing is cached then).
-        OSError: the file cannot be read.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from inflect.datasets import parsed_cache_dir
-
-    folder = Path(cache_dir) if cache_dir is not None else parsed_cache_dir()
-    source = str(path)
-    lang = language if language is not None else language_from_filename(path)
-    from inflect.datasets import sha256_of
-
-    key = f"{sha256_of(path)}-{fmt}-v{_READER_VERSION}.parquet"
-    entry = folder / key
-    if entry.is_file():
-        table = pq.read_table(entry)
-        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-        columns = table.to_pydict()
-        bundles: dict[str, TagBundle] = {}
-        examples = []
-        for lemma, form, tags, line in zip(
-            columns["lemma"], columns["form"], columns["tags"], columns["line"], strict=True
-        ):
-            bundle = bundles.get(tags)
-            if bundle is None:
-                bundle = bundles[tags] = TagBundle.parse(tags)
-            examples.append(Example(lemma, bundle, form, lang, source, line))
-        stats = ReadStats(
-            source=source,
-            fmt=meta["fmt"],
-            lines=int(meta["lines"]),
-            examples=len(examples),
-            blank_lines=int(meta["blank_lines"]),
-            duplicate_feature_bundles=int(meta["duplicate_feature_bundles"]),
-            padded_feature_bundles=int(meta["padded_feature_bundles"]),
-            bom=meta["bom"] == "1",
-            crlf_lines=int(meta["crlf_lines"]),
-        )
-        return ParsedFile(examples, stats)
-
-    parsed = parse_file(path, lang, fmt)
-    # The tags column keeps the text as written, so re-parsing restores every flag.
-    table = pa.table(
-        {
-            "lemma": pa.array([e.lemma for e in parsed.examples], pa.string()),
-            "form": pa.array([e.form for e in parsed.examples], pa.string()),
-            "tags": pa.array([e.tags.text for e in parsed.examples], pa.string()),
-            "line": pa.array([e.line for e in parsed.examples], pa.int64()),
-        }
-    )
-    s = parsed.stats
-    meta = {
-        "fmt": s.fmt,
-        "lines": str(s.lines),
-        "blank_lines": str(s.blank_lines),
-        "duplicate_feature_bundles": str(s.duplicate_feature_bundles),
-        "padded_feature_bundles": str(s.padded_feature_bundles),
-        "bom": "1" if s.bom else "0",
-        "crlf_lines": str(s.crlf_lines),
-    }
-    table = table.replace_schema_metadata(meta)
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{key}.", suffix=".part")
-    os.close(handle)
-    try:
-        pq.write_table(table, temp)
-        os.replace(temp, entry)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return parsed
+def written_features(tags: TagBundle) -> tuple[str, ...]:
+    """The features of a tag bundle in the order written, repeats kept, whitespace removed."""
+    return tuple(feature.strip() for feature in tags.text.split(";"))
 
 
 def load_split(
     language: str,
     split: str,
     data_dir: str | os.PathLike[str] | None = None,
-    *,
-    cache: bool = False,
 ) -> list[Example]:
     """Read one split of CoNLL–SIGMORPHON 2018 task 1 for a language.
 
@@ -686,7 +595,6 @@ def load_split(
         split: ``"train-high"``, ``"train-medium"``, ``"train-low"``, ``"dev"`` or
             ``"covered-test"``.
         data_dir: the data folder (default: :func:`inflect.datasets.data_dir`).
-        cache: read through the Parquet cache (:func:`read_examples_cached`).
 
     Returns:
         The examples, ``language`` set to the shared-task name (``"german"`` for ``"de"``).
@@ -700,7 +608,4 @@ def load_split(
     from inflect.datasets import locate
 
     path = locate(language, split, data_dir)
-    name = language_from_filename(path)
-    if cache:
-        return read_examples_cached(path, name).examples
-    return read_examples(path, name)
+    return read_examples(path, language_from_filename(path))

@@ -15,7 +15,6 @@ import difflib
 import gzip
 import hashlib
 import os
-import tempfile
 import tomllib
 import urllib.error
 import urllib.request
@@ -26,14 +25,14 @@ from pathlib import Path
 import platformdirs
 
 from inflect._resources import data_path
+from inflect.defaults import SETTINGS
+from inflect.files import atomic_write
 from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
 
 APP_NAME = "sparse-inflect"
 ENV_DATA_DIR = "INFLECT_DATA_DIR"
-ENV_CACHE_DIR = "INFLECT_CACHE_DIR"
 CONLL2018 = "conll2018-task1"
 SPLITS: tuple[str, ...] = ("train-high", "train-medium", "train-low", "dev", "covered-test")
-SETTINGS: tuple[str, ...] = ("high", "medium", "low")
 
 _HOW_TO_POINT = (
     "download it with `inflect data fetch {dataset}`, or, if you have a local copy, point "
@@ -219,18 +218,6 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 _data_dir_of = data_dir  # for functions whose `data_dir` parameter shadows the function
 
 
-def parsed_cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """Where parsed files are cached as Parquet: ``override``, else ``$INFLECT_CACHE_DIR``, else
-    ``parsed/`` in the platform's user cache folder (beside the default download folder; the data
-    folder itself may be read-only)."""
-    if override is not None and str(override) != "":
-        return Path(override).expanduser()
-    env = os.environ.get(ENV_CACHE_DIR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "parsed"
-
-
 def _canonical_language(language: str) -> str:
     """The shared-task name of ``language`` (any alias known to :mod:`inflect.languages`).
 
@@ -347,33 +334,27 @@ def _download(
     report: Callable[[int, int | None], None],
     timeout: float,
 ) -> None:
-    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".part"
-    )
-    temp = Path(temp_name)
+    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place
+    (:func:`inflect.files.atomic_write`)."""
     try:
-        try:
-            response = urllib.request.urlopen(entry.url, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            raise FetchError(
-                f"could not download {entry.url}: HTTP {exc.code} {exc.reason}"
-            ) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise FetchError(
-                f"could not download {entry.url}: {reason}. You seem to be offline or the host "
-                f"is unreachable. If you have a local copy of the data, point --data-dir or the "
-                f"environment variable INFLECT_DATA_DIR at it instead of fetching"
-            ) from None
-        with response, os.fdopen(handle, "wb") as out:
-            handle = -1
-            length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-            counted = _CountingReader(response, report, total)
-            source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
-            digest = hashlib.sha256()
+        response = urllib.request.urlopen(entry.url, timeout=timeout)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"could not download {entry.url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise FetchError(
+            f"could not download {entry.url}: {reason}. You seem to be offline or the host "
+            f"is unreachable. If you have a local copy of the data, point --data-dir or the "
+            f"environment variable INFLECT_DATA_DIR at it instead of fetching"
+        ) from None
+
+    def write(temp: Path) -> None:
+        length = response.headers.get("Content-Length")
+        total = int(length) if length and length.isdigit() else None
+        counted = _CountingReader(response, report, total)
+        source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
+        digest = hashlib.sha256()
+        with open(temp, "wb") as out:
             try:
                 for block in iter(lambda: source.read(1 << 16), b""):
                     digest.update(block)
@@ -387,11 +368,9 @@ def _download(
                 f"{actual}; the file was not installed (upstream changed or the download was "
                 f"corrupted)"
             )
-        os.replace(temp, target)
-    finally:
-        if handle != -1:
-            os.close(handle)
-        temp.unlink(missing_ok=True)
+
+    with response:
+        atomic_write(target, write)
 
 
 class _CountingReader:
