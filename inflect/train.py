@@ -41,8 +41,9 @@ from filelock import FileLock, Timeout
 
 from inflect import checkpoint as ckpt
 from inflect import defaults
-from inflect.batching import Batch, EncodedItems, Vocabularies
+from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
+from inflect.files import write_bytes
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
 from inflect.recurrence import low_precision_matmul_dtype
 from inflect.vocab import PAD, Vocab
@@ -198,7 +199,8 @@ class TrainingInterrupted(KeyboardInterrupt):
 
 # --------------------------------------------------------------------------------- data
 def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[Item]:
-    """Turn :class:`inflect.data.Example` records into :class:`Item` s.
+    """Turn :class:`inflect.data.Example` records into :class:`Item` s (text -> symbols by the
+    language's :class:`~inflect.codec.CharCodec`, as at prediction).
 
     Args:
         examples: examples with a gold form.
@@ -207,20 +209,26 @@ def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[
     Raises:
         ValueError: an example without a form (``FILE:LINE``) or of an unknown language.
     """
+    from inflect.codec import CharCodec
+
+    codecs: dict[str, CharCodec] = {}
     items = []
     for ex in examples:
         where = f"{ex.source}:{ex.line}" if ex.source else "example"
         if ex.form is None:
             raise ValueError(f"{where}: training/dev example without a form ({ex.lemma!r})")
-        spec = specs.get(ex.language)
-        if spec is None:
-            raise ValueError(f"{where}: language {ex.language!r} has no spec")
+        codec = codecs.get(ex.language)
+        if codec is None:
+            spec = specs.get(ex.language)
+            if spec is None:
+                raise ValueError(f"{where}: language {ex.language!r} has no spec")
+            codec = codecs[ex.language] = CharCodec(spec)
         items.append(
             Item(
-                source=tuple(spec.to_symbols(ex.lemma)),
+                source=tuple(codec.encode(ex.lemma)),
                 features=frozenset(ex.tags.features),
-                language=spec.name,
-                target=tuple(spec.to_symbols(ex.form)),
+                language=codec.spec.name,
+                target=tuple(codec.encode(ex.form)),
             )
         )
     return items
@@ -404,7 +412,7 @@ def evaluate(
         (mean loss per target symbol, accuracy in percent, predicted symbol tuples in the
         order of ``items`` — UNKs replaced by the most attended source symbol).
     """
-    from inflect.search import greedy
+    from inflect.search import Encoded, greedy
 
     model.eval()
     device = model.device
@@ -416,7 +424,8 @@ def evaluate(
         idx = order[start : start + batch_size]
         batch = encoded.batch(idx, device)
         with _autocast(device):
-            loss, n = model.loss(batch)
+            state = model.encode(batch)  # one encoder pass for the loss and the search
+            loss, n = model.loss(batch, state)
             total_loss += float(loss)
             total_tokens += n
             cap = (
@@ -424,10 +433,12 @@ def evaluate(
                 or model.config.max_decode_len
                 or defaults.max_output_length(batch.source.shape[1])
             )
-            hyps = greedy(model, batch, cap)
+            hyps = greedy(model, Encoded(state, len(batch)), cap)
         for j, (i, hyp) in enumerate(zip(idx, hyps, strict=True)):
             symbols = tuple(
-                model.tokens_to_symbols(hyp.tokens, hyp.attention, batch.source_symbols[j])
+                output_symbols(
+                    model.target_vocab, hyp.tokens, hyp.attention, batch.source_symbols[j]
+                )
             )
             preds[i] = symbols
             correct += symbols == items[i].target
@@ -961,7 +972,7 @@ class Trainer:
         buf = io.StringIO()
         columns = [f.name for f in dataclasses.fields(EpochMetrics)]
         pd.DataFrame(self.state.metrics, columns=columns).to_csv(buf, index=False)
-        ckpt.atomic_write_bytes(self.out / ckpt.METRICS_FILE, buf.getvalue().encode())
+        write_bytes(self.out / ckpt.METRICS_FILE, buf.getvalue().encode())
         if len(languages) > 1:  # per-language dev accuracy, one row per epoch and language
             path = self.out / LANGUAGE_METRICS_FILE
             old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
@@ -971,7 +982,7 @@ class Trainer:
             frame = pd.concat([old, new[["epoch", "language", "examples", "accuracy"]]])
             buf = io.StringIO()
             frame.to_csv(buf, index=False)
-            ckpt.atomic_write_bytes(path, buf.getvalue().encode())
+            write_bytes(path, buf.getvalue().encode())
 
     # ---------------------------------------------------------------- the run
     def run(self) -> TrainResult:
