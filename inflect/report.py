@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.datasets import LanguageSummary, Manifest
     from inflect.explain import Explanation
     from inflect.models import ShippedModel
-    from inflect.predict import Prediction
+    from inflect.predict import Prediction, Record
     from inflect.stats import SplitStats
 
 _SHORT_SPLITS = {
@@ -150,7 +150,7 @@ def read_summary(stats: ReadStats, errors: int) -> str:
 
 
 def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task 1 scores") -> Table:
-    """The frame of :func:`inflect.evaluate.score_predictions` as a table: one row per language,
+    """The frame of :func:`inflect.scoring.score_predictions` as a table: one row per language,
     the macro-average last; accuracy (percent) and mean Levenshtein distance at 2 decimals, as
     the shared-task scorer prints them."""
     table = Table(title=title)
@@ -187,7 +187,7 @@ def _probability(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 or p == 0 else f"{p:.1e}"
 
 
-def certificate_words(pred: Prediction) -> str:
+def certificate_words(pred: Record) -> str:
     """The certificate of a prediction in words, with the "more than N" note."""
     words = pred.certificate.description
     if pred.more_than is not None:
@@ -196,14 +196,15 @@ def certificate_words(pred: Prediction) -> str:
     return words
 
 
-def prediction_table(pred: Prediction) -> Group:
+def prediction_table(pred: Record) -> Group:
     """One prediction as a table: forms, probabilities (number and bar), certificate in words,
     then any warnings."""
     from rich.bar import Bar
 
-    where = f" — {pred.source}:{pred.line}" if pred.source is not None else ""
+    where = f" — {pred.where}" if pred.where is not None else ""
+    first, tags, language = pred.inputs
     table = Table(
-        title=f"[bold]{pred.lemma}[/bold]  {pred.tags}  ({pred.language}){where}",
+        title=f"[bold]{first}[/bold]  {tags}  ({language}){where}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -221,22 +222,24 @@ def prediction_table(pred: Prediction) -> Group:
     return Group(*parts)
 
 
-def prediction_tsv(pred: Prediction) -> str:
+def prediction_tsv(pred: Record) -> str:
     """One prediction as one TSV line (no newline): ``lemma, tags, language, certificate, count``
-    then the forms and their probabilities alternating (``form_1, p_1, form_2, p_2, ...``).
+    then the forms and their probabilities alternating (``form_1, p_1, form_2, p_2, ...``); a
+    translation (:class:`inflect.translate.Translation`) has ``source, "", pair`` in the first
+    three columns.
 
     ``certificate`` is ``full_support``, ``mode_only`` or ``none``; ``count`` is the number of
     forms listed, or ``>N`` when more than N forms have nonzero probability. Probabilities are
     written with Python's shortest round-trip ``repr``.
     """
     count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
-    fields = [pred.lemma, pred.tags, pred.language, pred.certificate.value, count]
+    fields = [*pred.inputs, pred.certificate.value, count]
     for f in pred.forms:
         fields += [f.form, repr(f.probability)]
     return "\t".join(fields)
 
 
-def prediction_jsonl(pred: Prediction) -> str:
+def prediction_jsonl(pred: Record) -> str:
     """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
     import json
 
@@ -647,28 +650,19 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
 
 
 def attention_png(explanation: Explanation, path: str, max_forms: int | None = None) -> None:
-    """Write :func:`attention_figure` as a PNG (atomically: a temporary file, then renamed).
+    """Write :func:`attention_figure` as a PNG (atomically: :func:`inflect.files.atomic_write`).
 
     Raises:
         RuntimeError: matplotlib is not installed.
         OSError: the file cannot be written.
     """
-    import os
-    import tempfile
+    from inflect.files import atomic_write
 
     fig = attention_figure(explanation, max_forms)
     import matplotlib.pyplot as plt
 
     try:
-        folder = os.path.dirname(os.path.abspath(path))
-        handle, temp = tempfile.mkstemp(dir=folder, suffix=".png")
-        os.close(handle)
-        try:
-            fig.savefig(temp, format="png", dpi=120)
-            os.replace(temp, path)
-        except BaseException:
-            os.unlink(temp)
-            raise
+        atomic_write(path, lambda temp: fig.savefig(temp, format="png", dpi=120))
     finally:
         plt.close(fig)
 
