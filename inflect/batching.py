@@ -125,9 +125,11 @@ class EncodedItems:
     Args:
         vocabs: the model's vocabularies.
         sources: N source symbol sequences, each non-empty.
-        features: N iterables of UniMorph features; required when ``vocabs.feature`` exists.
-            Features unseen in training are left out (with a warning when ``warn``).
-        languages: N language names; optional when the model knows a single language.
+        features: N iterables of UniMorph features; required when ``vocabs.feature`` exists,
+            ignored otherwise. Features unseen in training are left out (with a warning when
+            ``warn``).
+        languages: N language names (or None each); ignored without ``vocabs.language``;
+            optional when the model knows a single language.
         targets: N target symbol sequences (training / teacher forcing), or None.
         warn: warn about symbols and features unseen in training.
 

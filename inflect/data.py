@@ -296,6 +296,24 @@ def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None
     return lines
 
 
+def _file_lines(lines: list[str], bad_lines: set[int | None], stats: ReadStats) -> list[str]:
+    """The lines without the empty string after a final newline and without a leading BOM
+    (counted in ``stats``)."""
+    if lines and lines[-1] == "" and len(lines) not in bad_lines:
+        lines = lines[:-1]  # the final newline does not start another line
+    stats.lines = len(lines)
+    if lines and lines[0].startswith(_BOM):
+        stats.bom = True
+        lines = [lines[0][1:], *lines[1:]]
+    return lines
+
+
+def _empty_fields(names: tuple[str, ...], fields: list[str]) -> str:
+    """``"empty lemma and tag bundle"``: the fields of a line that are empty or blank."""
+    empty = [n for n in names if not fields[names.index(n)].strip(_WHITESPACE)]
+    return f"empty {' and '.join('tag bundle' if n == 'tags' else n for n in empty)}"
+
+
 def parse_lines(
     lines: list[str],
     *,
@@ -329,12 +347,7 @@ def parse_lines(
     errors: list[DataFormatError] = list(line_errors or [])
     bad_lines = {e.line for e in errors}
     stats = ReadStats(source=source, fmt=fmt)
-    if lines and lines[-1] == "" and len(lines) not in bad_lines:
-        lines = lines[:-1]  # the final newline does not start another line
-    stats.lines = len(lines)
-    if lines and lines[0].startswith(_BOM):
-        stats.bom = True
-        lines = [lines[0][1:], *lines[1:]]
+    lines = _file_lines(lines, bad_lines, stats)
 
     def fail(number: int, what: str, value: str | None) -> None:
         error = DataFormatError(source, number, what, value)
@@ -394,12 +407,7 @@ def parse_lines(
             if not line.strip(_WHITESPACE):
                 stats.blank_lines += 1
                 continue
-            empty = [n for n in names if not fields[names.index(n)].strip(_WHITESPACE)]
-            fail(
-                number,
-                f"empty {' and '.join('tag bundle' if n == 'tags' else n for n in empty)}",
-                line,
-            )
+            fail(number, _empty_fields(names, fields), line)
             continue
         bundle = bundles.get(tags_text)
         if bundle is None:

@@ -35,6 +35,7 @@ raises only after every record before it was yielded.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
@@ -145,7 +146,7 @@ class Form(NamedTuple):
     probability: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What the search found for one input (the part every record shares).
 
@@ -170,19 +171,6 @@ class Outcome:
     beam_certificate: Certificate
     method: str
 
-
-class Record:
-    """Properties and JSON fields common to the records of prediction and translation
-    (:class:`Prediction`, :class:`~inflect.translate.Translation`)."""
-
-    forms: tuple[Form, ...]
-    certificate: Certificate
-    more_than: int | None
-    beam_certificate: Certificate
-    method: str
-    warnings: tuple[str, ...]
-    line: int | None
-
     @property
     def complete(self) -> bool:
         """True when ``forms`` is the whole support."""
@@ -197,6 +185,24 @@ class Record:
     def mass(self) -> float:
         """The sum of the listed probabilities."""
         return math.fsum(f.probability for f in self.forms)
+
+    def outcome(self) -> dict[str, Any]:
+        """The :class:`Outcome` fields by name (to make a record of an outcome)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(Outcome)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record(Outcome):
+    """An :class:`Outcome` with what every record adds (:class:`Prediction`,
+    :class:`~inflect.translate.Translation`).
+
+    Attributes:
+        warnings: e.g. symbols unseen in training.
+        line: the input's line in its file, or None.
+    """
+
+    warnings: tuple[str, ...] = ()
+    line: int | None = None
 
     def _outcome_dict(self) -> dict[str, Any]:
         return {
@@ -213,29 +219,22 @@ class Record:
 
 @dataclass(frozen=True)
 class Prediction(Record):
-    """The result for one inflection input.
+    """The result for one inflection input: ``Prediction(lemma, tags, language, source,
+    forms=..., certificate=..., ...)``.
 
     Attributes:
         lemma: the lemma as given.
         tags: the tag bundle as written.
         language: shared-task name of the language.
-        forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`.
-        warnings: e.g. symbols unseen in training.
         source: the input's file, or None.
-        line: the input's line in ``source``, or None.
+        forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
+            warnings, line: see :class:`Record`.
     """
 
     lemma: str
     tags: str
     language: str
-    forms: tuple[Form, ...]
-    certificate: Certificate
-    more_than: int | None
-    beam_certificate: Certificate
-    method: str
-    warnings: tuple[str, ...] = ()
     source: str | None = None
-    line: int | None = None
 
     @property
     def inputs(self) -> tuple[str, str, str]:
@@ -476,20 +475,17 @@ class Searcher:
         """Prepared inputs as ids (:func:`inflect.batching.make_batch`), one batch per member
         (a :class:`~inflect.batching.MemberBatches` for an ensemble)."""
 
-        def encode_for(network: Any) -> Any:
-            vocabs = Vocabularies.of(network)
-            return make_batch(
-                vocabs,
-                [p.symbols for p in items],
-                [p.features for p in items] if vocabs.feature is not None else None,
-                [p.language for p in items] if vocabs.language is not None else None,
-                device=network.device,
-                warn=False,  # warned once per input by prepare()
+        sources = [p.symbols for p in items]
+        features = [p.features for p in items]
+        languages = [p.language for p in items]
+        batches = tuple(
+            # warn=False: prepare() warned once per input
+            make_batch(
+                Vocabularies.of(m), sources, features, languages, device=m.device, warn=False
             )
-
-        if len(self.members) == 1:
-            return encode_for(self.members[0])
-        return MemberBatches(tuple(encode_for(m) for m in self.members))
+            for m in self.members
+        )
+        return batches[0] if len(batches) == 1 else MemberBatches(batches)
 
     def max_output_len(self, items: Sequence[Prepared]) -> int:
         """Output length cap for a chunk: the config's ``max_decode_len``, else
@@ -596,7 +592,13 @@ class Searcher:
             more = self.max_forms
             if cert is Certificate.FULL_SUPPORT:
                 cert = Certificate.MODE_ONLY
-        return Outcome(tuple(forms), cert, more, first.certificate, method)
+        return Outcome(
+            forms=tuple(forms),
+            certificate=cert,
+            more_than=more,
+            beam_certificate=first.certificate,
+            method=method,
+        )
 
     # ------------------------------------------------------------------ streams
     def stream(self, queries: Iterable[Any]) -> Iterator[Any]:
@@ -819,17 +821,13 @@ class Predictor(Searcher):
         """The :class:`Prediction` of one searched input."""
         q = item.query
         return Prediction(
-            lemma=q.lemma,
-            tags=q.tags.text,
-            language=item.language or "",
-            forms=outcome.forms,
-            certificate=outcome.certificate,
-            more_than=outcome.more_than,
-            beam_certificate=outcome.beam_certificate,
-            method=outcome.method,
+            q.lemma,
+            q.tags.text,
+            item.language or "",
+            q.source,
             warnings=tuple(item.warnings),
-            source=q.source,
             line=q.line,
+            **outcome.outcome(),
         )
 
     def predict(self, lemma: str, tags: str | TagBundle, language: str | None = None) -> Prediction:

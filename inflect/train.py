@@ -366,12 +366,11 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
 
 def encode_items(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> EncodedItems:
     """``items`` as ids of the model's vocabularies, once (see :class:`EncodedItems`)."""
-    vocabs = Vocabularies.of(model)
     return EncodedItems(
-        vocabs,
+        Vocabularies.of(model),
         [it.source for it in items],
-        [it.features for it in items] if vocabs.feature is not None else None,
-        [it.language for it in items] if vocabs.language is not None else None,
+        [it.features for it in items],
+        [it.language for it in items],
         [it.target for it in items] if targets else None,
         warn=False,
     )

@@ -24,8 +24,7 @@ from typing import Any
 import torch
 
 from inflect.checkpoint import LoadedModel
-from inflect.predict import Form, InputError, Outcome, Prepared, Record, Searcher
-from inflect.search import Certificate
+from inflect.predict import InputError, Outcome, Prepared, Record, Searcher
 
 __all__ = ["MAX_SENTENCE_LEN", "SentenceQuery", "Translation", "Translator", "read_sentences"]
 
@@ -50,30 +49,22 @@ class SentenceQuery:
 
 @dataclass(frozen=True)
 class Translation(Record):
-    """The result for one source sentence.
+    """The result for one source sentence: ``Translation(source, pair, file, forms=...,
+    certificate=..., ...)``.
 
     Attributes:
         source: the source sentence as given.
         pair: the language pair, e.g. ``"de-en"`` (``"translation"`` where the checkpoint does
             not say).
-        forms: the translations, most probable first, with their probabilities; and
-            certificate, more_than, beam_certificate, method: see
-            :class:`inflect.predict.Outcome`.
-        warnings: e.g. symbols unseen in training.
         file: the file the sentence came from, or None.
-        line: its line in ``file``, or None.
+        forms: the translations, most probable first, with their probabilities; certificate,
+            more_than, beam_certificate, method: see :class:`inflect.predict.Outcome`;
+            warnings, line: see :class:`inflect.predict.Record`.
     """
 
     source: str
     pair: str
-    forms: tuple[Form, ...]
-    certificate: Certificate
-    more_than: int | None
-    beam_certificate: Certificate
-    method: str
-    warnings: tuple[str, ...] = ()
     file: str | None = None
-    line: int | None = None
 
     @property
     def inputs(self) -> tuple[str, str, str]:
@@ -222,16 +213,12 @@ class Translator(Searcher):
         """The :class:`Translation` of one searched sentence."""
         q = item.query
         return Translation(
-            source=q.text,
-            pair=self.pair,
-            forms=outcome.forms,
-            certificate=outcome.certificate,
-            more_than=outcome.more_than,
-            beam_certificate=outcome.beam_certificate,
-            method=outcome.method,
+            q.text,
+            self.pair,
+            q.source,
             warnings=tuple(item.warnings),
-            file=q.source,
             line=q.line,
+            **outcome.outcome(),
         )
 
     def translate(self, sentence: str) -> Translation:

@@ -246,8 +246,8 @@ def test_trainer_state_given_as_a_model_says_what_to_pass(ckpt):  # noqa: F811
 
 
 def _record(lemma, tags, forms, cert=Certificate.FULL_SUPPORT):
-    return Prediction(lemma, tags, "german", tuple(Form(f, p) for f, p in forms), cert, None,
-                      cert, "beam")
+    return Prediction(lemma, tags, "german", forms=tuple(Form(f, p) for f, p in forms),
+                      certificate=cert, more_than=None, beam_certificate=cert, method="beam")
 
 
 def test_ambiguity_groups_by_tag_bundle_and_counts():

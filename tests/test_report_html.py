@@ -36,7 +36,14 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def record(lemma, tags, forms, cert=Certificate.FULL_SUPPORT, language="german"):
     return Prediction(
-        lemma, tags, language, tuple(Form(f, p) for f, p in forms), cert, None, cert, "beam"
+        lemma,
+        tags,
+        language,
+        forms=tuple(Form(f, p) for f, p in forms),
+        certificate=cert,
+        more_than=None,
+        beam_certificate=cert,
+        method="beam",
     )
 
 
