@@ -473,18 +473,19 @@ class Searcher:
 
     def batch(self, items: Sequence[Prepared]) -> Any:
         """Prepared inputs as ids (:func:`inflect.batching.make_batch`), one batch per member
-        (a :class:`~inflect.batching.MemberBatches` for an ensemble)."""
-
+        (a :class:`~inflect.search.MemberBatches` for an ensemble; members with equal
+        vocabularies share one)."""
         sources = [p.symbols for p in items]
         features = [p.features for p in items]
         languages = [p.language for p in items]
-        batches = tuple(
-            # warn=False: prepare() warned once per input
-            make_batch(
-                Vocabularies.of(m), sources, features, languages, device=m.device, warn=False
-            )
-            for m in self.members
-        )
+        made: dict[tuple[Vocabularies, torch.device], Any] = {}
+        for m in self.members:
+            key = (Vocabularies.of(m), m.device)
+            if key not in made:  # warn=False: prepare() warned once per input
+                made[key] = make_batch(
+                    key[0], sources, features, languages, device=m.device, warn=False
+                )
+        batches = tuple(made[(Vocabularies.of(m), m.device)] for m in self.members)
         return batches[0] if len(batches) == 1 else MemberBatches(batches)
 
     def max_output_len(self, items: Sequence[Prepared]) -> int:
