@@ -35,6 +35,7 @@ raises only after every record before it was yielded.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -521,7 +522,7 @@ class Searcher:
         if not items:
             return []
         max_len = self.max_output_len(items)
-        with torch.inference_mode():
+        with torch.inference_mode(), self._threads():
             encoded = encode(self.decodable, self.batch(items))
             first = beam_search(self.decodable, encoded, self.beam_size, max_len)
             best = self._widen(encoded, first, max_len)
@@ -540,6 +541,23 @@ class Searcher:
             Searched(self.record(item, self._outcome(item, f, b, s)), b, item, n)
             for item, f, b, s, n in zip(items, first, best, supports, sizes, strict=True)
         ]
+
+    @contextlib.contextmanager
+    def _threads(self) -> Iterator[None]:
+        """With an ensemble and torch set to several threads, the members run side by side,
+        one thread each, and each operation on one thread (restored after the block): whole
+        members are independent work, whereas the small operations of one step, split over
+        threads, wait at every operation's end for threads a busy CPU has descheduled."""
+        threads = torch.get_num_threads()
+        if not isinstance(self.decodable, Ensemble) or threads < 2:
+            yield
+            return
+        torch.set_num_threads(1)
+        try:
+            with self.decodable.in_parallel(threads):
+                yield
+        finally:
+            torch.set_num_threads(threads)
 
     def _widen(
         self, encoded: Encoded, first: list[SearchResult], max_len: int

@@ -33,11 +33,13 @@ most ``max_len + 1`` steps, the last of which may only emit EOS.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import heapq
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -890,12 +892,19 @@ class Ensemble:
     Args:
         members: One or more Decodables sharing the target vocabulary.
 
+    Attributes:
+        executor: where set (:meth:`in_parallel`), the members' ``start`` and ``step`` run
+            concurrently on it, each in its own thread (whole members are independent work; on
+            a busy CPU this beats splitting each small operation over threads, whose barriers
+            wait for descheduled threads).
+
     Raises:
         ValueError: On no members, or members whose target vocabularies differ (the message names
             the members and what differs: ``target_size``, a special id, or a symbol).
     """
 
     def __init__(self, members: Sequence[Decodable]) -> None:
+        self.executor: Executor | None = None
         members = tuple(members)
         if not members:
             raise ValueError("an ensemble needs at least one member")
@@ -964,15 +973,44 @@ class Ensemble:
             raise ValueError(f"ensemble members see different batch sizes: {sorted(sizes)}")
         return sizes.pop()
 
+    @contextlib.contextmanager
+    def in_parallel(self, workers: int) -> Iterator[Ensemble]:
+        """Within the block, ``start`` and ``step`` run the members on ``workers`` threads (at
+        most one per member; 1: one after the other, as outside the block)."""
+        workers = min(workers, len(self.members))
+        if workers < 2:
+            yield self
+            return
+        with ThreadPoolExecutor(workers, thread_name_prefix="ensemble") as executor:
+            self.executor = executor
+            try:
+                yield self
+            finally:
+                self.executor = None
+
+    def _each(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``member.method(*args[i])`` for every member, on :attr:`executor` where set (with the
+        caller's inference and grad modes, which are per thread)."""
+        calls = [(getattr(m, method), a) for m, a in zip(self.members, args, strict=True)]
+        if self.executor is None:
+            return [fn(*a) for fn, a in calls]
+        inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+
+        def run(fn: Any, a: tuple[Any, ...]) -> Any:
+            with torch.inference_mode(inference), torch.set_grad_enabled(grad):
+                return fn(*a)
+
+        return [f.result() for f in [self.executor.submit(run, fn, a) for fn, a in calls]]
+
     def start(self, batch: Any) -> tuple[Any, ...]:
         """Encode ``batch`` (or a :class:`MemberBatches`) with every member."""
-        return tuple(m.start(b) for m, b in zip(self.members, self._batches(batch), strict=True))
+        return tuple(self._each("start", [(b,) for b in self._batches(batch)]))
 
     def step(
         self, state: tuple[Any, ...], prev: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor | None, tuple[Any, ...]]:
         """Average the members' probabilities (FloatTensor[N, V]) and attention ([N, S])."""
-        outs = [m.step(s, prev) for m, s in zip(self.members, state, strict=True)]
+        outs = self._each("step", [(s, prev) for s in state])
         if len(outs) == 1:
             return outs[0][0], outs[0][1], (outs[0][2],)
         probs = torch.stack([o[0] for o in outs]).mean(dim=0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -380,3 +381,29 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
                                    str(tmp_path / "a.png")])
         assert png.exit_code == 0 and (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
     assert not math.isnan(0.0)
+
+
+def test_ensemble_members_run_side_by_side_with_the_same_results(ckpt, ckpt2):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt, ckpt2])
+    queries = [Example(e.lemma, e.tags, None, "german") for e in _gold(12)]
+    alone = predictor.predict_many(queries)  # one torch thread (the one_thread fixture)
+    seen = []
+    original = Seq2Seq.step
+
+    def spy(self, state, prev):
+        seen.append((threading.current_thread().name, torch.get_num_threads()))
+        return original(self, state, prev)
+
+    try:
+        torch.set_num_threads(2)
+        Seq2Seq.step = spy
+        together = predictor.predict_many(queries)
+        assert torch.get_num_threads() == 2  # restored after the search
+    finally:
+        Seq2Seq.step = original
+        torch.set_num_threads(1)
+    assert {name.split("_")[0] for name, _ in seen} == {"ensemble"}  # a thread per member
+    assert {n for _, n in seen} == {1}  # each operation on one thread
+    assert [(r.forms, r.certificate) for r in together] == [
+        (r.forms, r.certificate) for r in alone
+    ]
