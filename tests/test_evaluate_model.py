@@ -9,8 +9,9 @@ recomputed independently: from the search results, from hand-written tables, by 
 from __future__ import annotations
 
 import json
-import math
+import os
 import re
+import stat
 import threading
 import warnings
 
@@ -350,9 +351,14 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
     _write_gold(gold_file, gold)
     runner = CliRunner()
     md = tmp_path / "amb.md"
-    result = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
-                                  str(gold_file), "--out", str(md)])
+    old_umask = os.umask(0o022)
+    try:
+        result = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
+                                      str(gold_file), "--out", str(md)])
+    finally:
+        os.umask(old_umask)
     assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(md.stat().st_mode) == 0o644  # as the umask says, not private
     text = md.read_text(encoding="utf-8")
     predictor = Predictor.from_checkpoints([ckpt])
     records = [predictor.predict(e.lemma, e.tags.text, "german") for e in gold]
@@ -377,10 +383,14 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
                                    str(tmp_path / "a.png")])
         assert png.exit_code != 0 and "matplotlib" in png.output
     else:
-        png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png",
-                                   str(tmp_path / "a.png")])
+        old_umask = os.umask(0o022)
+        try:
+            png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL",
+                                       "--png", str(tmp_path / "a.png")])
+        finally:
+            os.umask(old_umask)
         assert png.exit_code == 0 and (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
-    assert not math.isnan(0.0)
+        assert stat.S_IMODE((tmp_path / "a.png").stat().st_mode) == 0o644
 
 
 def test_ensemble_members_run_side_by_side_with_the_same_results(ckpt, ckpt2):  # noqa: F811
