@@ -109,8 +109,8 @@ class TrainingData:
         description: JSON-able facts about the data (stored; a resumed run must match them).
         codec: the :class:`~inflect.codec.Codec` that made the items' symbols from raw text
             (e.g. a SentencePiece model for translation), or None; its dict is stored in the
-            checkpoint so that :func:`~inflect.checkpoint.load_model` rebuilds it
-            (``model.codec``) without side files.
+            checkpoint so that :func:`~inflect.checkpoint.load_checkpoint` rebuilds it
+            (``LoadedModel.codec``) without side files.
         dev_score: the model-selection score, or None for exact-match accuracy of greedy
             decoding in percent. Called after every epoch with the greedy outputs (symbol tuples,
             in dev order) and the dev items; e.g. corpus BLEU of the detokenised outputs.
