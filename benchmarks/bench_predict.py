@@ -56,6 +56,14 @@ print(json.dumps({{"import torch": t1 - t0, "import inflect (cli, predict, repor
 """
 
 
+def _predict_command(models: list[str], *args: str) -> list[str]:
+    """``python -m inflect.cli predict --lang german ARGS --model M ...``."""
+    cmd = [sys.executable, "-m", "inflect.cli", "predict", "--lang", "german", *args]
+    for m in models:
+        cmd += ["--model", m]
+    return cmd
+
+
 def _takes_threads(checkout: Path, env: dict[str, str], cwd: str) -> bool:
     """Whether that checkout's `inflect predict` has --threads (older ones read
     OMP_NUM_THREADS only)."""
@@ -80,20 +88,7 @@ def run_command(
     with_threads: bool,
 ) -> dict[str, object]:
     """One whole `inflect predict` run of ``checkout``: wall and CPU seconds, top forms."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "inflect.cli",
-        "predict",
-        "--lang",
-        "german",
-        "--input",
-        str(inputs),
-        "--format",
-        "jsonl",
-    ]
-    for m in models:
-        cmd += ["--model", m]
+    cmd = _predict_command(models, "--input", str(inputs), "--format", "jsonl")
     if with_threads:
         cmd += ["--threads", str(threads)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -196,21 +191,7 @@ def throughput(
 
 
 def cold(models: list[str], repeat: int, threads: int) -> None:
-    cmd = [
-        sys.executable,
-        "-m",
-        "inflect.cli",
-        "predict",
-        "--lang",
-        "german",
-        *QUERY,
-        "--format",
-        "tsv",
-        "--threads",
-        str(threads),
-    ]
-    for m in models:
-        cmd += ["--model", m]
+    cmd = _predict_command(models, *QUERY, "--format", "tsv", "--threads", str(threads))
     env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
     walls = []
     for _ in range(repeat):
