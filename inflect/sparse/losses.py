@@ -26,6 +26,8 @@ masked row).
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 from torch.autograd import Function
@@ -192,8 +194,8 @@ def _fy_loss(x, target, kind, alpha, ignore_index, reduction, extra):
     else:
         # NaN when every target is ignored (as torch's cross_entropy), but a zero gradient, not
         # NaN (1/0 times the zero rows): one all-padding batch must not poison the weights
-        n = valid.sum()
-        out = torch.where(n > 0, loss.sum() / n.clamp(min=1), torch.nan)
+        n = int(valid.sum())  # on the host, as the target check above
+        out = loss.sum() / n if n else loss.sum() * 0.0 + math.nan
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 
