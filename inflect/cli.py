@@ -302,14 +302,21 @@ def data_check(file: str, fmt: str) -> None:
 # --- inflect evaluate: the shared task's metrics -----------------------------------------------
 
 
-def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> tuple[str, ...]:
+_SETTING_OPTION = click.option(
+    "--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+    help="Without --model: the shipped model of this training setting (default: the "
+         "language's best on its dev set; `inflect models` lists them).")
+
+
+def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
+                       setting: str | None = None) -> tuple[str, ...]:
     """``models`` as given, or else the shipped model of the one ``--lang`` given."""
     if models or len(languages) != 1:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
 
     try:
-        return tuple(str(m) for m in default_model(languages[0]).members)
+        return tuple(str(m) for m in default_model(languages[0], setting=setting).members)
     except (NoDefaultModelError, RegistryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -334,6 +341,7 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
@@ -343,7 +351,7 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
               help="The official baseline table for PREFIX.svg (default: "
                    "conll2018-task1-baseline-dev.csv in or beside the data folder, if there).")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, baseline, threads):
+                     out_prefix, baseline, threads, setting):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -365,7 +373,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.UsageError("give either --model (predict here) or --pred (predictions "
                                "made elsewhere), not both")
     if not pred_files:
-        models = _models_or_shipped(models, languages)
+        models = _models_or_shipped(models, languages, setting)
     if not models and not (pred_files and gold_files):
         raise click.UsageError("give --model (or one --lang with a shipped model) with "
                                "--lang/--split or --gold, or --pred with --gold")
@@ -418,6 +426,7 @@ def report() -> None:
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
 @_beam_option()
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
@@ -426,7 +435,7 @@ def report() -> None:
               help="Attention maps per ambiguous input in the HTML report (its most probable "
                    "output strings); 0 for none.")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads):
+                     maps, threads, setting):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -449,7 +458,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         raise click.BadParameter(f"{out_file}: the file must end in .md or .html",
                                  param_hint="--out")
     warnings.simplefilter("ignore", UnknownSymbolWarning)
-    models = _models_or_shipped(models, languages)
+    models = _models_or_shipped(models, languages, setting)
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
@@ -522,10 +531,11 @@ _MODELS_DIR_OPTION = click.option(
                    "language, certificate, count, then form/probability pairs), jsonl, or 2018 "
                    "(lemma, best form, tags: for inflect evaluate).")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir, threads):
+                    support, out_format, device, models_dir, threads, setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
@@ -555,6 +565,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -603,17 +614,20 @@ def _stream_records(records, fmt, renderers, table, errors) -> None:
 
 @main.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
-              help="table (default on a terminal) or tsv (default in a pipe: language, members, "
-                   "dev_accuracy, setting, size_bytes, data, commands; with a header).")
+              help="table (default on a terminal) or tsv (default in a pipe: language, model, "
+                   "members, dev_accuracy, setting, size_bytes, data, commands; with a header).")
+@click.option("--all", "every", is_flag=True, default=False,
+              help="Every model of every language (not only the default `inflect predict` uses).")
 @_MODELS_DIR_OPTION
-def models_command(out_format, models_dir):
-    """List the shipped default models: language, dev accuracy, size and training commands."""
+def models_command(out_format, every, models_dir):
+    """List the shipped models by language: the model `inflect predict --lang L` uses, its
+    setting, dev accuracy on L's dev set, size and training commands."""
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
 
     try:
-        entries = list_models(models_dir)
+        entries = list_models(models_dir, every=every)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
     if not entries:
@@ -652,10 +666,11 @@ def models_command(out_format, models_dir):
 @click.option("--max-forms", type=click.IntRange(min=1), default=4, show_default=True,
               help="Draw at most this many forms of the support in the PNG (most probable first).")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, models_dir,
-                    threads):
+                    threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
@@ -677,6 +692,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, mod
     try:
         members = checkpoint_members(models) if models else None
         predictor = load_predictor(members, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:

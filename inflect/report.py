@@ -255,6 +255,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     commands that trained them."""
     table = Table(title="shipped default models")
     table.add_column("language", no_wrap=True)
+    table.add_column("model", no_wrap=True)
     table.add_column("members", justify="right")
     table.add_column("dev accuracy %", justify="right")
     table.add_column("setting")
@@ -265,6 +266,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
         about = "\n".join([m.data, *m.commands] if m.data else m.commands)
         table.add_row(
             m.language,
+            m.name or m.language,
             f"{len(m.members)}{missing}",
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             m.setting or "—",
@@ -275,13 +277,15 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
 
 
 def models_tsv(models: Sequence[ShippedModel]) -> str:
-    """The shipped default models as tab-separated lines with a header: language, members (the
-    member checkpoint paths, comma-separated), dev_accuracy (percent, empty if unknown), setting,
-    size_bytes, data, commands (``" && "``-joined)."""
-    lines = ["language\tmembers\tdev_accuracy\tsetting\tsize_bytes\tdata\tcommands"]
+    """The shipped default models as tab-separated lines with a header: language, model (its
+    registry name), members (the member checkpoint paths, comma-separated), dev_accuracy (percent
+    on the language's dev file, empty if unknown), setting, size_bytes, data, commands
+    (``" && "``-joined)."""
+    lines = ["language\tmodel\tmembers\tdev_accuracy\tsetting\tsize_bytes\tdata\tcommands"]
     for m in models:
         fields = [
             m.language,
+            m.name or m.language,
             ",".join(str(p) for p in m.members),
             "" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             m.setting,
