@@ -205,6 +205,34 @@ def test_every_table_shows_user_text_verbatim(text):
     assert _shown(attention_heatmap(explanation)).count(text) >= 3
 
 
+def test_attention_png_shows_dollar_signs_verbatim(tmp_path):
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from inflect.explain import Explanation
+    from inflect.report import attention_figure, attention_png
+
+    # "$a^$" is a mathtext syntax error: read as mathtext, writing the PNG would fail
+    pred = Prediction(
+        "$a^$",
+        "V",
+        "german",
+        (Form("$a^$", 1.0),),
+        Certificate.FULL_SUPPORT,
+        None,
+        Certificate.FULL_SUPPORT,
+        "beam",
+    )
+    explanation = Explanation(pred, ["$", "a"], ["$", "</s>"], np.eye(2, dtype=np.float32))
+    attention_png(explanation, str(tmp_path / "a.png"))
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+    figure = attention_figure(explanation)
+    assert figure.axes[0].get_title() == r"\$a^\$   p = 1.0000"  # \$ prints as a plain $
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+
+
 def test_predict_table_with_markup_in_the_lemma(ckpt):  # noqa: F811
     for lemma in ("Haus[/x]", "[red]Haus[/red]"):
         result = run("predict", "--model", ckpt, lemma, "V;PL", "--format", "table")
