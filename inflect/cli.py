@@ -350,14 +350,21 @@ def data_check(file: str, fmt: str) -> None:
 # --- inflect evaluate: the shared task's metrics -----------------------------------------------
 
 
-def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> tuple[str, ...]:
+_SETTING_OPTION = click.option(
+    "--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+    help="Without --model: the shipped model of this training setting (default: the "
+         "language's best on its dev set; `inflect models` lists them).")
+
+
+def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
+                       setting: str | None = None) -> tuple[str, ...]:
     """``models`` as given, or else the shipped model of the one ``--lang`` given."""
     if models or len(languages) != 1:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
 
     try:
-        return tuple(str(m) for m in default_model(languages[0]).members)
+        return tuple(str(m) for m in default_model(languages[0], setting=setting).members)
     except (NoDefaultModelError, RegistryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -382,6 +389,7 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
@@ -397,7 +405,7 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
 @_format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, baseline, threads, input_format, out_format):
+                     out_prefix, baseline, threads, setting, input_format, out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -417,7 +425,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.UsageError("give either --model (predict here) or --pred (predictions "
                                "made elsewhere), not both")
     if not pred_files:
-        models = _models_or_shipped(models, languages)
+        models = _models_or_shipped(models, languages, setting)
     if not models and not (pred_files and gold_files):
         raise click.UsageError("give --model (or one --lang with a shipped model) with "
                                "--lang/--split or --gold, or --pred with --gold")
@@ -479,6 +487,7 @@ def report() -> None:
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
 @_beam_option()
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
@@ -489,7 +498,7 @@ def report() -> None:
 @_format_option("without --out, one line per form of each ambiguous input: tags, lemma, "
                 "language, gold, gold_in_support, certificate, count, rank, form, probability")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads, out_format):
+                     maps, threads, setting, out_format):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -515,7 +524,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     if out_file:
         _check_outputs(out_file)
     warnings.simplefilter("ignore", UnknownSymbolWarning)
-    models = _models_or_shipped(models, languages)
+    models = _models_or_shipped(models, languages, setting)
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
@@ -597,10 +606,11 @@ _MODELS_DIR_OPTION = click.option(
                    "probability when no form finished); jsonl; or 2018 (lemma, best form, tags: "
                    "for inflect evaluate).")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir, threads):
+                    support, out_format, device, models_dir, threads, setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
@@ -636,6 +646,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -688,17 +699,20 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
 
 @main.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
-              help="table (default on a terminal) or tsv (default in a pipe: language, members, "
-                   "dev_accuracy, setting, size_bytes, data, commands; with a header).")
+              help="table (default on a terminal) or tsv (default in a pipe: language, model, "
+                   "members, dev_accuracy, setting, size_bytes, data, commands; with a header).")
+@click.option("--all", "every", is_flag=True, default=False,
+              help="Every model of every language (not only the default `inflect predict` uses).")
 @_MODELS_DIR_OPTION
-def models_command(out_format, models_dir):
-    """List the shipped default models: language, dev accuracy, size and training commands."""
+def models_command(out_format, every, models_dir):
+    """List the shipped models by language: the model `inflect predict --lang L` uses, its
+    setting, dev accuracy on L's dev set, size and training commands."""
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
 
     try:
-        entries = list_models(models_dir)
+        entries = list_models(models_dir, every=every)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
     if not entries:
@@ -739,10 +753,11 @@ def models_command(out_format, models_dir):
 @_format_option("one line per attention weight of each string drawn: form, probability, step, "
                 "output, position, source, weight")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, device,
-                    models_dir, threads):
+                    models_dir, threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
@@ -775,6 +790,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     try:
         members = checkpoint_members(models) if models else None
         predictor = load_predictor(members, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:

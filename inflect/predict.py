@@ -419,18 +419,20 @@ class Predictor:
     @classmethod
     def from_default(
         cls, language: str, models_dir: str | os.PathLike[str] | None = None,
-        device: str | torch.device = "cpu", **options: Any,
+        device: str | torch.device = "cpu", setting: str | None = None, **options: Any,
     ) -> Predictor:
-        """Load the shipped default model of ``language`` (see :mod:`inflect.models`).
+        """Load the shipped default model of ``language`` (see :mod:`inflect.models`), or its
+        model of ``setting``.
 
         Raises:
             UnknownLanguageError: no language has this name (closest names listed).
-            NoDefaultModelError: nothing shipped for the language (those shipped listed).
+            NoDefaultModelError: nothing shipped for the language (those shipped listed), or
+                nothing of ``setting`` (the settings shipped listed).
             RegistryError, CheckpointError: a broken installation.
         """
         from inflect.models import default_model
 
-        entry = default_model(language, models_dir)
+        entry = default_model(language, models_dir, setting)
         return cls.from_checkpoints(entry.members, device=device, **options)
 
     # ------------------------------------------------------------------ inputs
@@ -684,9 +686,11 @@ def load_predictor(
     *,
     models_dir: str | os.PathLike[str] | None = None,
     device: str | torch.device = "cpu",
+    setting: str | None = None,
     **options: Any,
 ) -> Predictor:
-    """The predictor of the given checkpoints, else of ``language``'s shipped default model.
+    """The predictor of the given checkpoints, else of ``language``'s shipped default model (or
+    its shipped model of ``setting``).
 
     When both are given, the checkpoints must know the language.
 
@@ -697,7 +701,7 @@ def load_predictor(
     if models:
         predictor = Predictor.from_checkpoints([Path(m) for m in models], device, **options)
     elif language:
-        predictor = Predictor.from_default(language, models_dir, device, **options)
+        predictor = Predictor.from_default(language, models_dir, device, setting, **options)
     else:
         raise ValueError("give a language (--lang) or a checkpoint (--model)")
     if language:

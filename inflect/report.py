@@ -383,6 +383,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     commands that trained them."""
     table = Table(title="shipped default models")
     table.add_column("language", no_wrap=True)
+    table.add_column("model", no_wrap=True)
     table.add_column("members", justify="right")
     table.add_column("dev accuracy %", justify="right")
     table.add_column("setting")
@@ -393,6 +394,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
         about = "\n".join([m.data, *m.commands] if m.data else m.commands)
         table.add_row(
             Text(m.language),
+            Text(m.name or m.language),
             f"{len(m.members)}{missing}",
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             Text(m.setting or "—"),
@@ -403,14 +405,25 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
 
 
 def models_tsv(models: Sequence[ShippedModel]) -> str:
-    """The shipped default models as tab-separated lines with a header: language, members (the
-    member checkpoint paths, comma-separated), dev_accuracy (percent, empty if unknown), setting,
-    size_bytes, data, commands (``" && "``-joined)."""
-    header = ["language", "members", "dev_accuracy", "setting", "size_bytes", "data", "commands"]
+    """The shipped default models as tab-separated lines with a header: language, model (its
+    registry name), members (the member checkpoint paths, comma-separated), dev_accuracy (percent
+    on the language's dev file, empty if unknown), setting, size_bytes, data, commands
+    (``" && "``-joined)."""
+    header = [
+        "language",
+        "model",
+        "members",
+        "dev_accuracy",
+        "setting",
+        "size_bytes",
+        "data",
+        "commands",
+    ]
     rows = []
     for m in models:
         fields = [
             m.language,
+            m.name or m.language,
             ",".join(str(p) for p in m.members),
             "" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             m.setting,

@@ -619,6 +619,7 @@ def test_bad_arguments_and_bad_model_output():
         greedy(TableModel(nan_dist, HAND_V), [0])
 
 
+@pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_matches_cpu():
     size = 7
