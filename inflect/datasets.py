@@ -27,6 +27,7 @@ import platformdirs
 
 from inflect._resources import data_path
 from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
+from inflect.outputs import check_output_folder, make_folders, remove_empty_folders, reporting
 
 APP_NAME = "sparse-inflect"
 ENV_DATA_DIR = "INFLECT_DATA_DIR"
@@ -346,52 +347,59 @@ def _download(
     target: Path,
     report: Callable[[int, int | None], None],
     timeout: float,
+    created: list[Path],
 ) -> None:
-    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".part"
-    )
-    temp = Path(temp_name)
+    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place.
+
+    The connection is opened before any folder is created; folders created are appended to
+    ``created`` (the caller removes them again if the fetch fails).
+    """
     try:
-        try:
-            response = urllib.request.urlopen(entry.url, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            raise FetchError(
-                f"could not download {entry.url}: HTTP {exc.code} {exc.reason}"
-            ) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise FetchError(
-                f"could not download {entry.url}: {reason}. You seem to be offline or the host "
-                f"is unreachable. If you have a local copy of the data, point --data-dir or the "
-                f"environment variable INFLECT_DATA_DIR at it instead of fetching"
-            ) from None
-        with response, os.fdopen(handle, "wb") as out:
-            handle = -1
-            length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-            counted = _CountingReader(response, report, total)
-            source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
-            digest = hashlib.sha256()
-            try:
-                for block in iter(lambda: source.read(1 << 16), b""):
-                    digest.update(block)
-                    out.write(block)
-            except (OSError, EOFError) as exc:
-                raise FetchError(f"download of {entry.url} failed: {exc}") from None
-        actual = digest.hexdigest()
-        if actual != entry.sha256:
-            raise ChecksumError(
-                f"checksum mismatch for {entry.url}: expected SHA-256 {entry.sha256}, got "
-                f"{actual}; the file was not installed (upstream changed or the download was "
-                f"corrupted)"
+        response = urllib.request.urlopen(entry.url, timeout=timeout)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"could not download {entry.url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise FetchError(
+            f"could not download {entry.url}: {reason}. You seem to be offline or the host "
+            f"is unreachable. If you have a local copy of the data, point --data-dir or the "
+            f"environment variable INFLECT_DATA_DIR at it instead of fetching"
+        ) from None
+    with response:
+        with reporting(target):
+            created += make_folders(target.parent)
+            handle, temp_name = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=".part"
             )
-        os.replace(temp, target)
-    finally:
-        if handle != -1:
-            os.close(handle)
-        temp.unlink(missing_ok=True)
+        temp = Path(temp_name)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                length = response.headers.get("Content-Length")
+                total = int(length) if length and length.isdigit() else None
+                counted = _CountingReader(response, report, total)
+                source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
+                digest = hashlib.sha256()
+                while True:
+                    try:
+                        block = source.read(1 << 16)
+                    except (OSError, EOFError) as exc:
+                        raise FetchError(f"download of {entry.url} failed: {exc}") from None
+                    if not block:
+                        break
+                    digest.update(block)
+                    with reporting(target):
+                        out.write(block)
+            actual = digest.hexdigest()
+            if actual != entry.sha256:
+                raise ChecksumError(
+                    f"checksum mismatch for {entry.url}: expected SHA-256 {entry.sha256}, got "
+                    f"{actual}; the file was not installed (upstream changed or the download "
+                    f"was corrupted)"
+                )
+            with reporting(target):
+                os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
 
 
 class _CountingReader:
@@ -440,28 +448,39 @@ def fetch(
         FetchError: offline, unreachable host or HTTP error (the message says how to use a local
             copy instead).
         ChecksumError: a download did not match its checksum (nothing installed under its name).
+        OutputError: the data folder cannot be written (checked before the first download; a
+            full disk while writing), naming the file or folder; no empty folder is left behind.
     """
     manifest = dataset if isinstance(dataset, Manifest) else load_manifest(dataset)
     folder = _data_dir_of(data_dir)
     files = manifest.select(languages)
     downloaded: list[Path] = []
     present: list[Path] = []
-    for index, entry in enumerate(files):
-        target = folder / entry.path
+    created: list[Path] = []
+    try:
+        for index, entry in enumerate(files):
+            target = folder / entry.path
 
-        def emit(status: str, done: int = 0, total: int | None = None) -> None:
-            if progress is not None:
-                progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
+            def emit(status: str, done: int = 0, total: int | None = None) -> None:
+                if progress is not None:
+                    progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
 
-        existing = locate_file(entry, folder)
-        if existing is not None and sha256_of(existing) == entry.sha256:
-            present.append(existing)
-            emit("present", entry.size, entry.size)
-            continue
-        emit("start")
-        _download(entry, target, lambda done, total: emit("progress", done, total), timeout)
-        downloaded.append(target)
-        emit("done", entry.size, entry.size)
+            existing = locate_file(entry, folder)
+            if existing is not None and sha256_of(existing) == entry.sha256:
+                present.append(existing)
+                emit("present", entry.size, entry.size)
+                continue
+            if not downloaded:  # before the first download: can the folder be written?
+                check_output_folder(folder)
+            emit("start")
+            _download(
+                entry, target, lambda done, total: emit("progress", done, total), timeout, created
+            )
+            downloaded.append(target)
+            emit("done", entry.size, entry.size)
+    except BaseException:
+        remove_empty_folders(created)  # files verified and installed stay; empty folders go
+        raise
     return FetchResult(tuple(downloaded), tuple(present))
 
 

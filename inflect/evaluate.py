@@ -50,12 +50,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inflect.data import (
-    DataFormatError,
     Example,
+    Format,
     TagBundle,
     language_from_filename,
-    parse_file,
     read_examples,
+    read_inflections,
 )
 
 if TYPE_CHECKING:
@@ -227,17 +227,21 @@ def score_predictions(
     return frame
 
 
-def read_predictions(path: str | os.PathLike[str], language: str | None = None) -> list[Example]:
-    """Read a predictions file, ``lemma<TAB>form<TAB>tags`` (the scorer's guess format).
+def read_predictions(
+    path: str | os.PathLike[str], language: str | None = None, fmt: Format = "auto"
+) -> list[Example]:
+    """Read a predictions file, ``lemma<TAB>form<TAB>tags`` (the scorer's guess format) or the
+    2023 layout ``lemma<TAB>tags<TAB>form``.
 
-    Like :func:`inflect.data.read_examples` with format ``"2018"``, except that an empty (or
-    whitespace-only) predicted form is allowed and kept as written: a model may predict the empty
-    string, and the scorer reads it as such.
+    Like :func:`inflect.data.read_inflections`, except that an empty (or whitespace-only)
+    predicted form is allowed and kept as written: a model may predict the empty string, and the
+    scorer reads it as such.
 
     Args:
         path: the file.
         language: the language of every prediction (default: from the file name, as
             :func:`inflect.data.language_from_filename`).
+        fmt: ``"auto"`` (:func:`inflect.data.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The predictions in file order.
@@ -246,36 +250,25 @@ def read_predictions(path: str | os.PathLike[str], language: str | None = None) 
         DataFormatError: the first malformed line (file, line, value).
         OSError: the file cannot be read.
     """
-    parsed = parse_file(path, language, "2018", collect_errors=True)
-    examples = list(parsed.examples)
-    lang = language if language is not None else language_from_filename(path)
-    for error in parsed.errors:
-        if error.what != "empty form" or error.value is None or error.line is None:
-            raise error
-        lemma, form, tags_text = error.value.rstrip("\r").split("\t")
-        try:
-            tags = TagBundle.parse(tags_text)
-        except ValueError as exc:
-            raise DataFormatError(str(path), error.line, str(exc), tags_text) from None
-        examples.append(Example(lemma, tags, form, lang, str(path), error.line))
-    examples.sort(key=lambda e: e.line or 0)
-    return examples
+    return read_inflections(path, language, fmt, empty_form=True)
 
 
 def score_files(
     pred_paths: Sequence[str | os.PathLike[str]],
     gold_paths: Sequence[str | os.PathLike[str]],
     languages: Sequence[str] | None = None,
+    fmt: Format = "auto",
 ) -> pd.DataFrame:
     """Score prediction files against gold files, paired in order, one language per pair.
 
     Args:
         pred_paths: prediction files (``lemma<TAB>form<TAB>tags``, see :func:`read_predictions`).
-        gold_paths: gold files, one per prediction file (format detected as by
-            :func:`inflect.data.read_examples`).
+        gold_paths: gold files, one per prediction file.
         languages: one language name or alias per pair, resolved with
             :func:`inflect.languages.resolve`; default: each gold file's name
             (``german-dev`` -> ``german``).
+        fmt: the layout of every file: ``"auto"`` (each file's, by
+            :func:`inflect.data.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The frame of :func:`score_predictions`.
@@ -309,8 +302,8 @@ def score_files(
     gold: list[Example] = []
     pred: list[Example] = []
     for pred_path, gold_path, name in zip(pred_paths, gold_paths, names, strict=True):
-        gold.extend(read_examples(gold_path, name))
-        pred.extend(read_predictions(pred_path, name))
+        gold.extend(read_inflections(gold_path, name, fmt))
+        pred.extend(read_predictions(pred_path, name, fmt))
     return score_predictions(pred, gold)
 
 
@@ -904,6 +897,7 @@ def load_gold(
     split: str = "dev",
     gold_files: Sequence[str | os.PathLike[str]] = (),
     data_dir: str | os.PathLike[str] | None = None,
+    fmt: Format = "auto",
 ) -> list[Example]:
     """The gold inputs of an evaluation: files, or a shared-task split per language.
 
@@ -914,6 +908,8 @@ def load_gold(
             ``languages`` when no gold file is given.
         gold_files: gold files (``lemma<TAB>form<TAB>tags``).
         data_dir: the data folder for ``split`` (default: :func:`inflect.datasets.data_dir`).
+        fmt: the layout of ``gold_files``: ``"auto"`` (:func:`inflect.data.detect_format`),
+            ``"2018"``, ``"2023"`` or ``"covered"``.
 
     Raises:
         ValueError: neither files nor languages, or mismatched counts; UnknownLanguageError.
@@ -932,7 +928,7 @@ def load_gold(
                  (languages or [language_from_filename(p) for p in gold_files])]
         gold: list[Example] = []
         for path, name in zip(gold_files, names, strict=True):
-            gold.extend(read_examples(path, name))
+            gold.extend(read_examples(path, name, fmt))
         return gold
     if not languages:
         raise ValueError("give the language(s) (--lang) or gold files (--gold)")
@@ -951,13 +947,14 @@ def evaluate_checkpoints(
     data_dir: str | os.PathLike[str] | None = None,
     beam_size: int = 5,
     device: str = "cpu",
+    fmt: Format = "auto",
 ) -> Evaluation:
     """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
 
     Args:
         models: checkpoints or folders of members (see :func:`checkpoint_members`); several
             form an :class:`inflect.search.Ensemble`.
-        languages, split, gold_files, data_dir: the gold inputs (see :func:`load_gold`).
+        languages, split, gold_files, data_dir, fmt: the gold inputs (see :func:`load_gold`).
         beam_size: beam size k (the predictor widens it where the support is not certified).
         device: torch device of the models.
 
@@ -972,7 +969,7 @@ def evaluate_checkpoints(
     predictor = Predictor.from_checkpoints(
         checkpoint_members(models), device=device, beam_size=beam_size
     )
-    return evaluate_predictor(predictor, load_gold(languages, split, gold_files, data_dir))
+    return evaluate_predictor(predictor, load_gold(languages, split, gold_files, data_dir, fmt))
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from typing import Any, Literal, NamedTuple
 import torch
 
 from inflect.checkpoint import load_model
-from inflect.data import Example, Format, TagBundle, iter_examples
+from inflect.data import Example, Format, TagBundle, control_problem, iter_examples
 from inflect.languages import LanguageSpec, resolve
 from inflect.model import COPY_FEATURE, Seq2Seq
 from inflect.search import (
@@ -254,12 +254,15 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
     Raises:
         InputError: the tag bundle is malformed (empty, an empty feature, ...), or the lemma or
             the tag bundle holds bytes that are not UTF-8 (command-line arguments decoded with
-            ``surrogateescape``).
+            ``surrogateescape``) or a control character (:func:`inflect.data.control_problem`).
     """
     for what, text in (("lemma", lemma), ("tag bundle", tags)):
         if isinstance(text, str) and not text.isprintable() and _not_utf8(text):
             raise InputError(f"the {what} holds bytes that are not UTF-8 (is the terminal's "
                              "encoding UTF-8?)", text)
+        problem = control_problem(text if isinstance(text, str) else text.text, what)
+        if problem is not None:
+            raise InputError(problem, text if isinstance(text, str) else text.text)
     if not isinstance(tags, TagBundle):
         try:
             tags = TagBundle.parse(tags)

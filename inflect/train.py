@@ -27,7 +27,6 @@ import csv
 import dataclasses
 import io
 import math
-import os
 import signal
 import threading
 import time
@@ -44,6 +43,7 @@ from inflect import defaults
 from inflect.batching import Batch, EncodedItems, Vocabularies
 from inflect.checkpoint import load_model  # re-exported for convenience
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
+from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
 from inflect.vocab import PAD, Vocab
 
@@ -603,17 +603,10 @@ def _prepare_out_dir(out: Path) -> None:
     """Create the run folder and check that files can be written there, before any work.
 
     Raises:
-        ValueError: naming ``out`` and the reason (a parent that is a file, no permission, a
-            full disk, ...).
+        OutputError: (a ValueError) naming ``out`` and the reason (a parent that is a file, no
+            permission, a full disk, ...); see :func:`inflect.outputs.prepare_folder`.
     """
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"ok")
-        probe.unlink()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ValueError(f"cannot write the run folder {out}: {reason}") from None
+    prepare_folder(out, "the run folder")
 
 
 class _StopRequests:

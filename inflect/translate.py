@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from inflect.checkpoint import load_model
+from inflect.data import control_problem
 from inflect.predict import DEFAULT_BEAM, InputError, Prediction, Predictor
 from inflect.vocab import UnknownSymbolWarning
 
@@ -189,13 +190,16 @@ class Translator(Predictor):
             query: a :class:`SentenceQuery` or a plain string.
 
         Raises:
-            InputError: an empty sentence, or one longer than :attr:`max_input_len` symbols
-                (with file and line where known).
+            InputError: an empty sentence, one with a control character (a TAB, ...), or one
+                longer than :attr:`max_input_len` symbols (with file and line where known).
         """
         if isinstance(query, str):
             query = SentenceQuery(query)
         if not query.text.strip():
             raise InputError("empty sentence", query.text, query.source, query.line)
+        if control_problem(query.text, "sentence") is not None:
+            raise InputError(control_problem(query.text, "sentence"), query.text, query.source,
+                             query.line)
         symbols = self.codec.encode(query.text)
         if len(symbols) > self.max_input_len:
             shown = query.text if len(query.text) <= 60 else query.text[:57] + "..."

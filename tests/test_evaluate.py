@@ -437,6 +437,8 @@ def test_cli_evaluate_prints_and_writes(tmp_path):
         str(gold_fi),
         "--out",
         str(out),
+        "--format",
+        "table",
     )
     assert result.exit_code == 0, result.output
     german = re.search(r"german\s*│\s*2\s*│\s*([\d.]+)\s*│\s*([\d.]+)\s*│\s*1", result.output)
@@ -452,7 +454,9 @@ def test_cli_evaluate_prints_and_writes(tmp_path):
 def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     gold = _write(tmp_path / "gold.tsv", [("Haus", "Häuser", "N;NOM;PL")])
     pred = _write(tmp_path / "pred.tsv", [("Haus", "Häuser", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--lang", "de")
+    result = run(
+        "evaluate", "--pred", str(pred), "--gold", str(gold), "--lang", "de", "--format", "table"
+    )
     assert result.exit_code == 0, result.output
     assert re.search(r"german\s*│\s*1\s*│\s*100\.00\s*│\s*0\.00", result.output)
 
@@ -464,11 +468,13 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
 
     bad = _write(tmp_path / "bad.tsv", [("Haus", "N;NOM;PL")])
     result = run("evaluate", "--pred", str(bad), "--gold", str(gold))
+    assert result.exit_code != 0 and f"{bad}: the file has no forms (2 fields" in result.output
+    result = run("evaluate", "--pred", str(bad), "--gold", str(gold), "--input-format", "2018")
     assert result.exit_code != 0 and f"{bad}:1: expected 3" in result.output
 
     covered = _write(tmp_path / "covered.tsv", [("Haus", "N;NOM;PL")])
     result = run("evaluate", "--pred", str(pred), "--gold", str(covered))
-    assert result.exit_code != 0 and f"{covered}:1: gold example has no form" in result.output
+    assert result.exit_code != 0 and f"{covered}: the file has no forms" in result.output
 
 
 def test_cli_evaluate_model_must_exist():

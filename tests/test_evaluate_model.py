@@ -254,7 +254,8 @@ def test_cli_evaluate_model_writes_frame(ckpt, ckpt2, tmp_path):  # noqa: F811
     runner = CliRunner()
     out = tmp_path / "res" / "ens"
     result = runner.invoke(main, ["evaluate", "--model", str(ckpt), "--model", str(ckpt2),
-                                  "--gold", str(gold_file), "--out", str(out)])
+                                  "--gold", str(gold_file), "--out", str(out), "--format",
+                                  "table"])
     assert result.exit_code == 0, result.output
     frame = pd.read_parquet(str(out) + ".parquet")
     assert list(frame["language"]) == ["german", MACRO]

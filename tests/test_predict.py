@@ -333,12 +333,28 @@ def run(*args, env=None, input=None):
                               input=input)
 
 
-def parse_tsv(line):
-    fields = line.split("\t")
-    lemma, tags, language, cert, count = fields[:5]
-    pairs = fields[5:]
-    forms = {pairs[i]: float(pairs[i + 1]) for i in range(0, len(pairs), 2)}
-    return lemma, tags, language, cert, count, forms
+TSV_HEADER = "lemma\ttags\tlanguage\tcertificate\tcount\trank\tform\tprobability"
+
+
+def parse_tsv(text):
+    """`inflect predict`'s TSV: the header, then one line per form (rank 1, 2, ...; an input
+    without a form has one line with rank, form and probability empty). Returns one record per
+    input: (lemma, tags, language, certificate, count, {form: probability})."""
+    header, *lines = text.splitlines()
+    assert header == TSV_HEADER
+    records = []
+    for line in lines:
+        fields = line.split("\t")
+        assert len(fields) == 8, line
+        lemma, tags, language, cert, count, rank, form, prob = fields
+        if rank in ("", "1"):
+            records.append((lemma, tags, language, cert, count, {}))
+        else:
+            assert records[-1][:5] == (lemma, tags, language, cert, count)
+            assert int(rank) == len(records[-1][5]) + 1
+        if rank:
+            records[-1][5][form] = float(prob)
+    return records
 
 
 def test_cli_formats_parse(ckpt, tmp_path):
@@ -347,7 +363,7 @@ def test_cli_formats_parse(ckpt, tmp_path):
     expected = predictor.predict_many(read_queries(path))  # one chunk, as the command searches
     res = run("predict", "--model", str(ckpt), "--input", str(path))  # a pipe: TSV by default
     assert res.exit_code == 0, res.output
-    rows = [parse_tsv(line) for line in res.stdout.splitlines()]
+    rows = parse_tsv(res.stdout)
     assert len(rows) == len(QUERIES)
     for row, e in zip(rows, expected, strict=True):
         count = f">{e.more_than}" if e.more_than else str(len(e.forms))
@@ -379,7 +395,7 @@ def test_cli_reads_standard_input(ckpt):
     lines = "".join(f"{lemma}\t{tags}\n" for lemma, tags in QUERIES[:2]).encode()
     res = run("predict", "--model", str(ckpt), "--lang", "german", "--input", "-", input=lines)
     assert res.exit_code == 0, res.output
-    assert [parse_tsv(x)[0] for x in res.stdout.splitlines()] == ["bakomu", "kala"]
+    assert [row[0] for row in parse_tsv(res.stdout)] == ["bakomu", "kala"]
 
 
 def test_cli_errors_keep_written_results(ckpt, tmp_path):
@@ -387,7 +403,7 @@ def test_cli_errors_keep_written_results(ckpt, tmp_path):
     path = write(tmp_path / "in.tsv", [*good, "onlyonefield", *good])
     res = run("predict", "--model", str(ckpt), "--input", str(path))
     assert res.exit_code == 1
-    assert len(res.stdout.splitlines()) == len(QUERIES)
+    assert len(parse_tsv(res.stdout)) == len(QUERIES)
     assert f"{path}:6:" in res.stderr
 
     cases = [
@@ -461,7 +477,7 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     res = run("predict", "--lang", "de", "kala", "V;PL", env={"INFLECT_MODELS_DIR": str(folder)})
     assert res.exit_code == 0, res.output
     direct = Predictor.from_checkpoints([ckpt, ckpt2]).predict("kala", "V;PL")
-    assert parse_tsv(res.stdout.strip())[5] == as_dict(direct.forms)
+    assert parse_tsv(res.stdout)[0][5] == as_dict(direct.forms)
     with pytest.raises(NoDefaultModelError, match=r"french \(shipped: german\)"):
         default_model("fr", folder)
     res = run("predict", "--lang", "fr", "kala", "V", env={"INFLECT_MODELS_DIR": str(folder)})
@@ -505,7 +521,7 @@ def test_cold_predict_imports_no_data_libraries(ckpt):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
     assert "HEAVY []" in out.stderr, out.stderr
-    assert out.stdout.startswith("kala\tV;PL\tgerman\t")
+    assert out.stdout.startswith(TSV_HEADER + "\nkala\tV;PL\tgerman\t")
 
 
 def test_command_line_bytes_that_are_not_utf8_are_an_error():
