@@ -81,8 +81,9 @@ def direct_batch(model, lemma, tags):
 
 
 def decode(model, hyp, symbols):
-    return resolve("german").from_symbols(model.tokens_to_symbols(hyp.tokens, hyp.attention,
-                                                                   symbols))
+    return resolve("german").from_symbols(
+        model.tokens_to_symbols(hyp.tokens, hyp.attention, symbols)
+    )
 
 
 def score(model, batch, tokens):
@@ -135,7 +136,8 @@ def test_single_input_matches_direct_search(ckpt):
         sup = enumerate_support(model, batch, 100, max_len)[0]
         other = exact.predict(lemma, tags)
         assert as_dict(other.forms) == pytest.approx(
-            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9)
+            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9
+        )
         if pred.complete:  # the whole distribution: probabilities sum to one
             assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
             assert sup.complete and as_dict(other.forms) == pytest.approx(expected, abs=1e-6)
@@ -181,8 +183,9 @@ def write(path: Path, lines: list[str]) -> Path:
 def test_file_input_matches_single_queries(ckpt, tmp_path):
     predictor = Predictor.from_checkpoints([ckpt], chunk_size=2)
     covered = write(tmp_path / "in.tsv", [f"{lemma}\t{tags}" for lemma, tags in QUERIES])
-    three = write(tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in
-                                               QUERIES]])
+    three = write(
+        tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in QUERIES]]
+    )
     singles = [predictor.predict(lemma, tags) for lemma, tags in QUERIES]
     for path, first_line in ((covered, 1), (three, 2)):
         preds = list(predictor.stream(read_queries(path)))
@@ -215,8 +218,7 @@ def test_ensemble_matches_direct_ensemble_search(ckpt, ckpt2):
     for lemma, tags in QUERIES:
         pred = predictor.predict(lemma, tags)
         (b1, symbols), (b2, _) = direct_batch(m1, lemma, tags), direct_batch(m2, lemma, tags)
-        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5,
-                          2 * len(symbols) + 10)[0]
+        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5, 2 * len(symbols) + 10)[0]
         expected = {}
         for h in res.hypotheses:
             form = decode(m1, h, symbols)
@@ -328,8 +330,7 @@ def test_read_queries_errors_name_file_and_line(tmp_path):
 
 
 def run(*args, env=None, input=None):
-    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})},
-                              input=input)
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})}, input=input)
 
 
 def parse_tsv(line):
@@ -426,15 +427,18 @@ def test_models_on_an_empty_registry(tmp_path):
 
 
 def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):
-    folder = registry(tmp_path / "models", f"""
+    folder = registry(
+        tmp_path / "models",
+        f"""
 version = 1
 [german]
-members = ["{ckpt / 'model.safetensors'}", "{ckpt2}"]
+members = ["{ckpt / "model.safetensors"}", "{ckpt2}"]
 dev_accuracy = 97.5
 setting = "high"
 data = "synthetic"
 commands = ["inflect train --lang german --seed 1", "noise"]
-""")
+""",
+    )
     entries = list_models(folder)
     assert [e.language for e in entries] == ["german"] and entries[0].dev_accuracy == 97.5
     assert entries[0].size_bytes == (ckpt / "model.safetensors").stat().st_size + sum(
@@ -448,8 +452,13 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     res = run("models", "--models-dir", str(folder))
     assert res.exit_code == 0, res.output
     header, row = res.stdout.splitlines()
-    assert header.split("\t")[:5] == ["language", "members", "dev_accuracy", "setting",
-                                       "size_bytes"]
+    assert header.split("\t")[:5] == [
+        "language",
+        "members",
+        "dev_accuracy",
+        "setting",
+        "size_bytes",
+    ]
     fields = row.split("\t")
     assert fields[:2] == ["german", f"{ckpt / 'model.safetensors'},{ckpt2}"]
     assert fields[2:5] == ["97.50", "high", str(entries[0].size_bytes)]
@@ -470,7 +479,10 @@ commands = ["inflect train --lang german --seed 1", "noise"]
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[deu]\nmembers = ["m"]\n', r"\[deu\] tables are named by shared-task name: use \[german\]"),
+        (
+            '[deu]\nmembers = ["m"]\n',
+            r"\[deu\] tables are named by shared-task name: use \[german\]",
+        ),
         ('[german]\nmembers = ["m"]\nacc = 1\n', r"\[german\] unknown key\(s\) acc"),
         ("[german]\nmembers = []\n", r"members must be a non-empty list"),
         ('[german]\nmembers = ["m"]\ndev_accuracy = 120\n', "dev_accuracy must be a percentage"),
@@ -501,8 +513,14 @@ def test_cold_predict_imports_no_data_libraries(ckpt):
         "'inflect.datasets') if m in sys.modules]\n"
         "print('HEAVY', bad, file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        cwd=REPO,
+        check=True,
+    )
     assert "HEAVY []" in out.stderr, out.stderr
     assert out.stdout.startswith("kala\tV;PL\tgerman\t")
 
