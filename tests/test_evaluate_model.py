@@ -8,7 +8,6 @@ recomputed independently: from the search results, from hand-written tables, by 
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -246,7 +245,21 @@ def test_heat_map_leaves_zero_weights_blank():
     assert re.fullmatch(r"\s*</s>\s+·\s*", lines[EOS_LABEL])
 
 
-def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt):  # noqa: F811
+def _forced_attention(model, lemma, tags, form):
+    """The attention (T, S) of the model's teacher-forced forward pass over ``form`` + EOS."""
+    from inflect.languages import resolve
+
+    spec = resolve("german")
+    batch = model.make_batch(
+        [spec.to_symbols(lemma)], [tags.split(";")], ["german"], targets=[spec.to_symbols(form)]
+    )
+    model.eval()
+    with torch.inference_mode():
+        _, attn = model.forward(batch)
+    return attn[0].double().numpy()
+
+
+def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt, ckpt2):  # noqa: F811
     predictor = Predictor.from_checkpoints([ckpt])
     found = explain(predictor, "bakomu", "V;PL", "german")
     best = found.prediction.best.form
@@ -254,6 +267,16 @@ def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt):  # noqa: F811
     assert found.source == list("bakomu")
     assert found.attention.shape == (len(best) + 1, 6)
     np.testing.assert_allclose(found.attention.sum(axis=1), 1.0, atol=1e-5)
+    # the matrix is the model's attention along the best form (teacher-forced, not searched)
+    forced = _forced_attention(predictor.members[0], "bakomu", "V;PL", best)
+    np.testing.assert_allclose(found.attention, forced, atol=1e-6)
+    # an ensemble explains with the members' mean attention, each member forced here
+    pair = Predictor.from_checkpoints([ckpt, ckpt2])
+    both = explain(pair, "bakomu", "V;PL", "german")
+    form = both.prediction.best.form
+    each = [_forced_attention(m, "bakomu", "V;PL", form) for m in pair.members]
+    assert not np.allclose(each[0], each[1], atol=1e-4)  # members attend differently
+    np.testing.assert_allclose(both.attention, np.mean(each, axis=0), atol=1e-6)
 
 
 # ------------------------------------------------------------------------- CLI
@@ -369,4 +392,3 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
             ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png", str(tmp_path / "a.png")],
         )
         assert png.exit_code == 0 and (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
-    assert not math.isnan(0.0)
