@@ -807,3 +807,183 @@ def test_cuda_matches_cpu():
     assert [[h.tokens for h in s.hypotheses] for s in sc] == [
         [h.tokens for h in s.hypotheses] for s in sg
     ]
+
+
+# ------------------------------------------------------------------------------------------
+# edges found by mutation testing (README, Development)
+
+
+def test_default_widths_and_caps():
+    dense = random_dist(5, 7, depth=4, zero_frac=0.0, temp=1.0)  # hundreds of strings
+    (r,) = beam_search(TableModel(dense, 7), [0])
+    assert len(r.hypotheses) == 5  # beam 5, n-best 5 by default
+    (s,) = enumerate_support(TableModel(dense, 7), [0])
+    assert len(s.hypotheses) == 100 and s.cap == 100 and s.more_than_cap
+    for h in s.hypotheses:
+        assert h.log_prob == pytest.approx(math.log(h.prob), rel=1e-12)
+    for name in ("cap", "max_expansions", "width"):
+        with pytest.raises(ValueError, match=f"{name} must be a positive int, got 0"):
+            enumerate_support(TableModel(dense, 7), [0], **{name: 0})
+    (one,) = enumerate_support(TableModel(dense, 7), [0], cap=1, max_expansions=1, width=1)
+    assert one.hit_budget and one.hypotheses == []  # one prefix (the root) expanded
+
+
+class RowCountingModel(ConcatTableModel):
+    """Records the rows of every step and the number of states of every concat_states call."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rows, self.concats = [], []
+
+    def step(self, state, prev):
+        self.rows.append(len(prev))
+        return super().step(state, prev)
+
+    def concat_states(self, states):
+        self.concats.append(len(states))
+        return super().concat_states(states)
+
+
+def test_enumerate_support_expands_width_prefixes_per_round_up_to_the_budget():
+    deep = random_dist(3, 7, depth=8, zero_frac=0.0, temp=1.0)  # thousands of prefixes
+    model = RowCountingModel(deep, 7)
+    (s,) = enumerate_support(model, [0], cap=10**6)  # defaults: width 8, max_expansions 2000
+    assert s.hit_budget and not s.complete
+    assert sum(model.rows) == 2000  # every expanded prefix is one row of one step
+    assert model.rows[0] == 1 and max(model.rows) == 8
+    assert 2 in model.concats  # prefixes of two earlier expansions merged into one step
+
+
+def always_on(inp, prefix):
+    """Input 0 never emits EOS (a .8, b .2); input 1 emits a (.9) three times, then EOS."""
+    p = np.zeros(HAND_V, dtype=np.float32)
+    if inp == 0:
+        p[A], p[B_] = 0.8, 0.2
+    elif len(prefix) < 3:
+        p[A], p[B_] = 0.9, 0.1
+    else:
+        p[EOS] = 1.0
+    return p
+
+
+def test_greedy_stops_after_max_len_plus_one_steps():
+    model = TableModel(always_on, HAND_V, src_len={0: 2, 1: 4})
+    g0, g1 = greedy(model, [0, 1], max_len=3)
+    assert model.steps == 4  # max_len symbols, then a step that may only emit EOS
+    assert g0.tokens == [A, A, A] and g0.finished is False
+    assert g0.prob == pytest.approx(0.8**3, rel=1e-6)  # the prefix, without the last step
+    assert g0.attention.shape == (3, 4)
+    assert g1.tokens == [A, A, A] and g1.finished is True  # EOS at the last allowed step
+    assert g1.prob == pytest.approx(0.9**3, rel=1e-6)
+    assert g1.attention.shape == (4, 4)
+
+
+def test_beam_stops_when_the_n_best_beat_every_live_prefix():
+    def dist(inp, prefix):  # a 1/2 then EOS; b 1/2 then c then EOS
+        p = np.zeros(HAND_V, dtype=np.float32)
+        if prefix == ():
+            p[A], p[B_] = 0.5, 0.5
+        elif prefix == (B_,):
+            p[C_] = 1.0
+        else:
+            p[EOS] = 1.0
+        return p
+
+    model = TableModel(dist, HAND_V)
+    (r,) = beam_search(model, [0], beam_size=2, max_len=5, n_best=1)
+    # after step 2 "a" (1/2) is finished and the live "bc" has 1/2 too: ">=" stops there
+    assert model.steps == 2 and r.n_finished == 1
+    assert r.best.tokens == [A] and r.pruned_max_prob == 0.5
+    assert r.certificate is Certificate.MODE_ONLY
+
+
+class NaNOnPadding(TableModel):
+    """Gives NaN rows for the beam's dead slots (fed PAD): they must be ignored."""
+
+    def step(self, state, prev):
+        probs, attn, new = super().step(state, prev)
+        probs[prev == PAD] = float("nan")
+        return probs, attn, new
+
+
+def test_dead_beam_slots_may_hold_nan():
+    (want,) = beam_search(TableModel(hand_dist, HAND_V), [0], beam_size=5, max_len=5)
+    (got,) = beam_search(NaNOnPadding(hand_dist, HAND_V), [0], beam_size=5, max_len=5)
+    assert _key([got]) == _key([want])
+
+
+class NoAttention(TableModel):
+    def step(self, state, prev):
+        probs, _, new = super().step(state, prev)
+        return probs, None, new
+
+
+class DoubleAttention(TableModel):
+    def step(self, state, prev):
+        probs, attn, new = super().step(state, prev)
+        return probs, attn.double(), new
+
+
+def test_attention_absent_or_in_float64():
+    (r,) = beam_search(NoAttention(hand_dist, HAND_V), [0], beam_size=3, max_len=5)
+    assert all(h.attention is None for h in r.hypotheses) and len(r.hypotheses) == 3
+    assert greedy(NoAttention(hand_dist, HAND_V), [0])[0].attention is None
+    mixed = Ensemble([TableModel(hand_dist, HAND_V), NoAttention(hand_dist, HAND_V)])
+    _, attn, _ = mixed.step(mixed.start([0]), torch.tensor([BOS]))
+    assert attn is None  # not every member gives attention: the ensemble gives none
+    (d,) = beam_search(DoubleAttention(hand_dist, HAND_V), [0], beam_size=3, max_len=5)
+    assert all(h.attention.dtype == torch.float32 for h in d.hypotheses)
+
+
+class Symbols:
+    """A vocabulary object exposing its symbols under one attribute name (not iterable)."""
+
+    def __init__(self, attr, symbols):
+        setattr(self, attr, symbols)
+
+
+class CallableSymbols:
+    """``symbols`` is a method (skipped), ``itos`` the list."""
+
+    def __init__(self, symbols):
+        self.itos = symbols
+
+    def symbols(self):  # pragma: no cover - never called
+        raise AssertionError
+
+
+@pytest.mark.parametrize(
+    "expose",
+    [
+        lambda v: {"target_vocab": Symbols("symbols", v)},
+        lambda v: {"target_vocab": Symbols("itos", v)},
+        lambda v: {"target_vocab": Symbols("id_to_symbol", v)},
+        lambda v: {"target_vocab": CallableSymbols(v)},
+        lambda v: {"target_vocab": {s: i for i, s in enumerate(v)}},
+        lambda v: {"target_symbols": v},
+    ],
+)
+def test_target_vocabularies_are_compared_in_every_exposed_form(expose):
+    base = ["<pad>", "<s>", "</s>", "<unk>"]
+    v1, v2 = [*base, "b", "a"], [*base, "b", "ä"]  # id order is not alphabetical order
+
+    def member(v):
+        m = TableModel(member_a, 6)
+        for attr, value in expose(v).items():
+            setattr(m, attr, value)
+        return m
+
+    with pytest.raises(ValueError, match=r"members 0 and 1 .*symbol id 5 is 'a' vs 'ä'"):
+        Ensemble([member(v1), member(v2)])
+    # a vocabulary listing more symbols than the other (same target_size): the first extra one
+    with pytest.raises(ValueError, match=r"symbol id 6 is '<none>' vs 'c'"):
+        Ensemble([member(v1), member([*v1, "c"])])
+    with pytest.raises(ValueError, match=r"symbol id 6 is 'c' vs '<none>'"):
+        Ensemble([member([*v1, "c"]), member(v1)])
+    first = member(v1)
+    ens = Ensemble([first, member(v1)])
+    assert (ens.bos_id, ens.eos_id, ens.pad_id, ens.unk_id) == (BOS, EOS, PAD, UNK)
+    if hasattr(first, "target_vocab"):
+        assert ens.target_vocab is first.target_vocab  # the member's object, not a copy
+    else:
+        assert list(ens.target_vocab) == v1
