@@ -488,3 +488,48 @@ def test_read_examples_and_read_predictions_agree_on_complete_files(tmp_path):
         [("Haus", "Häuser", "N;NOM;PL"), ("auswandern", "wandert aus", "V;IND;PRS;3;SG")],
     )
     assert read_predictions(path) == read_examples(path)
+
+
+# --- edges found by mutation testing (README, Development) -------------------------------------
+
+
+def test_duplicate_and_extra_counts_by_hand():
+    gold = [ex("a", "x", "N"), ex("a", "x", "N"), ex("a", "y", "N"), ex("b", "z", "N")]
+    pred = [ex("a", "y", "N"), ex("q", "1", "N"), ex("r", "2", "N"), ex("s", "3", "N")]
+    german = row(score_predictions(pred, gold), "german")
+    # gold key (a, N) three times: 2 repeats; 3 predictions match no gold input; b is missing
+    assert (german["n"], german["gold_duplicates"], german["pred_duplicates"]) == (2, 2, 0)
+    assert (german["extra"], german["missing"]) == (3, 1)
+    assert german["accuracy"] == 50.0  # a: the last gold form "y" is predicted
+    # a gold language without any prediction: no prediction repeats, everything missing
+    frame = score_predictions(pred, [*gold, ex("c", "w", "N", "finnish")])
+    finnish = row(frame, "finnish")
+    assert (finnish["pred_duplicates"], finnish["missing"], finnish["extra"]) == (0, 1, 0)
+    for column in ("n", *SCORE_COLUMNS[4:]):
+        assert frame[column].dtype == np.int64, column
+    for column in ("accuracy", "levenshtein"):
+        assert frame[column].dtype == np.float64, column
+
+
+def test_a_prediction_without_form_is_named_as_a_prediction():
+    with pytest.raises(ValueError, match=r"mem\.tsv:3: prediction example has no form"):
+        score_predictions([ex("a", None, "N", line=3)], [ex("a", "b", "N")])
+
+
+def test_single_string_share_boundary_and_empty_certificates():
+    # exactly 1 - atol counts (">="), just below does not
+    assert single_string_share([[1.0 - 1e-6]]) == 1.0
+    assert single_string_share([[1.0 - 1.1e-6]]) == 0.0
+    assert single_string_share([[0.75]], atol=0.25) == 1.0
+    empty = certificate_shares([])
+    assert sorted(empty) == ["full_support", "mode_only", "none"]
+    assert all(math.isnan(v) for v in empty.values())
+
+
+def test_attention_statistics_length_edges():
+    a = np.array([[1.0, 0.0, 0.0]])  # one row, source length 1 is in range, 0 is not
+    assert attention_statistics([a], [1]) == (1.0, 1.0)
+    assert attention_statistics([a]) == (pytest.approx(1.0), pytest.approx(1 / 3))
+    with pytest.raises(ValueError, match=r"source length 0 outside 1\.\.3"):
+        attention_statistics([a], [0])
+    assert all(math.isnan(x) for x in attention_statistics([np.zeros((0, 3))]))

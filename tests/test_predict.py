@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -81,20 +82,35 @@ def direct_batch(model, lemma, tags):
 
 
 def decode(model, hyp, symbols):
-    return resolve("german").from_symbols(model.tokens_to_symbols(hyp.tokens, hyp.attention,
-                                                                   symbols))
+    return resolve("german").from_symbols(
+        model.tokens_to_symbols(hyp.tokens, hyp.attention, symbols)
+    )
 
 
 def score(model, batch, tokens):
     """Teacher-forced probability of ``tokens`` + EOS: the product of the step probabilities."""
+    return ensemble_score([model], [batch], tokens)
+
+
+def ensemble_score(models, batches, tokens):
+    """Teacher-forced probability of ``tokens`` + EOS under the mean of ``models``: each member
+    stepped here on its own batch, the product over steps of the mean of the members' step
+    probabilities (float64), independently of :class:`inflect.search.Ensemble`."""
     with torch.inference_mode():
-        state = model.start(batch)
-        prev, logp = model.bos_id, 0.0
-        for y in [*tokens, model.eos_id]:
-            probs, _, state = model.step(state, torch.tensor([prev]))
-            logp += math.log(float(probs[0, y].double())) if probs[0, y] > 0 else -math.inf
+        states = [m.start(b) for m, b in zip(models, batches, strict=True)]
+        prev, logp = models[0].bos_id, 0.0
+        for y in [*tokens, models[0].eos_id]:
+            outs = [m.step(s, torch.tensor([prev])) for m, s in zip(models, states, strict=True)]
+            states = [o[2] for o in outs]
+            p = math.fsum(float(o[0][0, y].double()) for o in outs) / len(outs)
+            logp += math.log(p) if p > 0 else -math.inf
             prev = y
     return math.exp(logp)
+
+
+def form_tokens(model, form):
+    """The target ids of a German form (the text pipeline of the language spec)."""
+    return model.target_vocab.encode(resolve("german").to_symbols(form))
 
 
 def as_dict(forms):
@@ -135,7 +151,8 @@ def test_single_input_matches_direct_search(ckpt):
         sup = enumerate_support(model, batch, 100, max_len)[0]
         other = exact.predict(lemma, tags)
         assert as_dict(other.forms) == pytest.approx(
-            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9)
+            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9
+        )
         if pred.complete:  # the whole distribution: probabilities sum to one
             assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
             # float32 products of up to 9 step probabilities, batched differently: a few ulps
@@ -182,8 +199,9 @@ def write(path: Path, lines: list[str]) -> Path:
 def test_file_input_matches_single_queries(ckpt, tmp_path):
     predictor = Predictor.from_checkpoints([ckpt], chunk_size=2)
     covered = write(tmp_path / "in.tsv", [f"{lemma}\t{tags}" for lemma, tags in QUERIES])
-    three = write(tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in
-                                               QUERIES]])
+    three = write(
+        tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in QUERIES]]
+    )
     singles = [predictor.predict(lemma, tags) for lemma, tags in QUERIES]
     for path, first_line in ((covered, 1), (three, 2)):
         preds = list(predictor.stream(read_queries(path)))
@@ -213,19 +231,23 @@ def test_ensemble_of_one_equals_single(ckpt):
 def test_ensemble_matches_direct_ensemble_search(ckpt, ckpt2):
     m1, m2 = load_model(ckpt), load_model(ckpt2)
     predictor = Predictor.from_checkpoints([ckpt, ckpt2], support="never")
+    differs = 0
     for lemma, tags in QUERIES:
         pred = predictor.predict(lemma, tags)
         (b1, symbols), (b2, _) = direct_batch(m1, lemma, tags), direct_batch(m2, lemma, tags)
-        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5,
-                          2 * len(symbols) + 10)[0]
+        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5, 2 * len(symbols) + 10)[0]
         expected = {}
         for h in res.hypotheses:
             form = decode(m1, h, symbols)
             expected[form] = expected.get(form, 0.0) + h.prob
             # the ensemble's probability is the product over steps of the members' mean
-            assert h.prob > 0
+            assert h.prob == pytest.approx(ensemble_score([m1, m2], [b1, b2], h.tokens), rel=1e-5)
+            alone = (score(m1, b1, h.tokens), score(m2, b2, h.tokens))
+            differs += h.prob != pytest.approx(alone[0], rel=1e-3)
+            differs += h.prob != pytest.approx(alone[1], rel=1e-3)
         assert as_dict(pred.forms) == pytest.approx(expected, rel=1e-9)
         assert pred.certificate is res.certificate
+    assert differs > 0  # the members differ, so the mean is told from either member
 
 
 def test_ensemble_members_must_share_the_target_vocabulary(ckpt, tmp_path):
@@ -329,8 +351,7 @@ def test_read_queries_errors_name_file_and_line(tmp_path):
 
 
 def run(*args, env=None, input=None):
-    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})},
-                              input=input)
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})}, input=input)
 
 
 TSV_HEADER = "lemma\ttags\tlanguage\tcertificate\tcount\trank\tform\tprobability"
@@ -432,26 +453,39 @@ def registry(folder: Path, text: str) -> Path:
     return folder
 
 
-def test_models_on_an_empty_registry(tmp_path):
+def test_models_on_an_empty_registry(tmp_path, monkeypatch):
     for folder in (registry(tmp_path / "a", "version = 1\n"), tmp_path / "none"):
         assert list_models(folder) == []
         res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
         assert res.exit_code == 0
         assert "no shipped models" in res.stdout
-    # the shipped registry parses (it may list nothing until a model is trained)
-    list_models()
+    # the shipped registry: what list_models() gives is the TOML file read here with tomllib
+    monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
+    shipped = REPO / "inflect" / "models"
+    raw = tomllib.loads((shipped / "registry.toml").read_text(encoding="utf-8"))
+    tables = {name: t for name, t in raw.items() if isinstance(t, dict)}
+    entries = list_models()
+    assert sorted(e.language for e in entries) == sorted(tables)
+    for e in entries:
+        t = tables[e.language]
+        assert e.members == tuple((shipped / m).resolve() for m in t["members"])
+        assert e.dev_accuracy == t.get("dev_accuracy") and e.setting == t.get("setting", "")
+        assert e.size_bytes == sum((shipped / m).stat().st_size for m in t["members"])
 
 
 def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):
-    folder = registry(tmp_path / "models", f"""
+    folder = registry(
+        tmp_path / "models",
+        f"""
 version = 1
 [german]
-members = ["{ckpt / 'model.safetensors'}", "{ckpt2}"]
+members = ["{ckpt / "model.safetensors"}", "{ckpt2}"]
 dev_accuracy = 97.5
 setting = "high"
 data = "synthetic"
 commands = ["inflect train --lang german --seed 1", "noise"]
-""")
+""",
+    )
     entries = list_models(folder)
     assert [e.language for e in entries] == ["german"] and entries[0].dev_accuracy == 97.5
     assert entries[0].size_bytes == (ckpt / "model.safetensors").stat().st_size + sum(
@@ -477,7 +511,15 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     res = run("predict", "--lang", "de", "kala", "V;PL", env={"INFLECT_MODELS_DIR": str(folder)})
     assert res.exit_code == 0, res.output
     direct = Predictor.from_checkpoints([ckpt, ckpt2]).predict("kala", "V;PL")
-    assert parse_tsv(res.stdout)[0][5] == as_dict(direct.forms)
+    shown = parse_tsv(res.stdout)[0][5]
+    assert shown == as_dict(direct.forms)
+    # independently: the first form's probability is the two members' teacher-forced mean
+    m1, m2 = load_model(ckpt), load_model(ckpt2)
+    (b1, _), (b2, _) = direct_batch(m1, "kala", "V;PL"), direct_batch(m2, "kala", "V;PL")
+    form, prob = next(iter(shown.items()))
+    tokens = form_tokens(m1, form)
+    assert prob == pytest.approx(ensemble_score([m1, m2], [b1, b2], tokens), rel=1e-5)
+    assert prob != pytest.approx(score(m1, b1, tokens), rel=1e-4)  # not the first member alone
     with pytest.raises(NoDefaultModelError, match=r"french \(shipped: german\)"):
         default_model("fr", folder)
     res = run("predict", "--lang", "fr", "kala", "V", env={"INFLECT_MODELS_DIR": str(folder)})
@@ -487,7 +529,10 @@ commands = ["inflect train --lang german --seed 1", "noise"]
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[deu]\nmembers = ["m"]\n', r"\[deu\] tables are named by shared-task name: use \[german\]"),
+        (
+            '[deu]\nmembers = ["m"]\n',
+            r"\[deu\] tables are named by shared-task name: use \[german\]",
+        ),
         ('[german]\nmembers = ["m"]\nacc = 1\n', r"\[german\] unknown key\(s\) acc"),
         ("[german]\nmembers = []\n", r"members must be a non-empty list"),
         ('[german]\nmembers = ["m"]\ndev_accuracy = 120\n', "dev_accuracy must be a percentage"),
@@ -518,8 +563,14 @@ def test_cold_predict_imports_no_data_libraries(ckpt):
         "'inflect.datasets') if m in sys.modules]\n"
         "print('HEAVY', bad, file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        cwd=REPO,
+        check=True,
+    )
     assert "HEAVY []" in out.stderr, out.stderr
     assert out.stdout.startswith(TSV_HEADER + "\nkala\tV;PL\tgerman\t")
 
