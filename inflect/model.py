@@ -243,6 +243,10 @@ class Config:
 #: form, Kann & Schütze 2017) and the copy bias in the logits. German medium, entmax15/entmax15,
 #: seed 1, best dev accuracy: 67.0% with neither (run stopped at epoch 29), 73.3% with
 #: autoencoding only (stopped at epoch 23), 78.0% with both (early stop at epoch 123).
+#: ``cpu-small-plain``: ``cpu-small`` without autoencoding items and copy bias, for the high
+#: setting's multilingual model (10,000 pairs a language: the extensions cost more than they give
+#: at equal CPU time, see the pilot in recipes/sigmorphon2018/README.md), at most 40 epochs,
+#: model selection on 100 dev words per language.
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": {},
     "cpu-small": {
@@ -257,6 +261,18 @@ PRESETS: dict[str, dict[str, Any]] = {
         "min_learning_rate": 1e-4,
         "copy_examples": 1.0,
         "copy_bias": True,
+    },
+    "cpu-small-plain": {
+        "emb_dim": 100,
+        "feature_dim": 100,
+        "hidden_dim": 200,
+        "layers": 1,
+        "dropout": 0.3,
+        "batch_size": 32,
+        "max_epochs": 40,
+        "patience": 5,
+        "min_learning_rate": 1e-4,
+        "dev_sample": 100,
     },
     "tiny": {
         "emb_dim": 32,
