@@ -101,7 +101,8 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
     for i, lang in enumerate(languages, 1):
         print(f"{name}: {lang} ({i}/{len(languages)})", flush=True)
         result = evaluate_checkpoints(
-            [str(p) for p in paths], [lang], "dev", data_dir=args.data_dir, beam_size=5
+            [str(p) for p in paths], [lang], "dev", data_dir=args.data_dir, beam_size=5,
+            device=args.device,
         )
         frames.append(result.frame[result.frame["language"] != MACRO])
     frame = pd.concat(frames, ignore_index=True)
@@ -224,6 +225,7 @@ def main() -> None:
     parser.add_argument("--keep-dtype", action="store_true", help="do not store float16")
     parser.add_argument("--rescore", action="store_true", help="ignore cached scores")
     parser.add_argument("--dry-run", action="store_true", help="score and tabulate only")
+    parser.add_argument("--device", default="auto", help="where the models are evaluated")
     args = parser.parse_args()
 
     from inflect.baseline import official_baseline
