@@ -36,6 +36,10 @@ CONFIGS: dict[str, tuple[str, dict]] = {
     "small": ("cpu-small", {}),
     "small-plain": ("cpu-small", {"copy_examples": 0.0, "copy_bias": False}),
     "small-T2": ("cpu-small", {"language_temperature": 2.0}),
+    "small-plain-T2": (
+        "cpu-small",
+        {"copy_examples": 0.0, "copy_bias": False, "language_temperature": 2.0},
+    ),
     "large": ("cpu-small", {"emb_dim": 150, "feature_dim": 150, "hidden_dim": 400}),
     "large-plain": (
         "cpu-small",
