@@ -10,9 +10,14 @@ in-process throughput, and the wall time of one cold query.
    process CPU time (user + system of the child; steadier than wall time on a loaded machine).
    Also printed: how often the two checkouts give the same most probable form.
 2. ``--throughput``: the same inputs through :class:`inflect.predict.Predictor` in this process,
-   single model and ensemble, ``support`` auto and never, with accuracy and certificate shares.
+   single model and ensemble, ``support`` never and auto, with accuracy and certificate shares;
+   ratios against the single model with the beam alone (``never``) measured in the same run.
 3. ``--cold``: one `inflect predict` query in a fresh process (median of ``--repeat``), and where
-   its time goes (imports, loading, search).
+   its time goes (imports, loading, search); its ratio is against its own ``import torch``.
+   Target: < 2 s.
+
+A peer's figures (yoyodyne 0.5.27, cited in issue 5) are printed as a citation only, with no
+ratio: they were measured in another run under another load.
 
 Usage::
 
@@ -37,6 +42,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 QUERY = ["Haus", "N;DAT;PL"]
+CITED_PEER = (
+    "yoyodyne 0.5.27 (soft-attention LSTM, 2.5M parameters), as cited in issue 5: about 66 words/s "
+    "with beam 5 and 4.1-4.5 s for one cold query; measured elsewhere, so no ratio is computed"
+)
 
 _STAGES = r"""
 import sys, time, json
@@ -209,9 +218,11 @@ def cold(models: list[str], repeat: int, threads: int) -> None:
             cwd=HERE,
         ).stdout
     )
+    median = statistics.median(walls)
     print(
-        f"cold `inflect predict` query: median {statistics.median(walls):.2f} s "
-        f"(runs: {', '.join(f'{w:.2f}' for w in walls)})"
+        f"cold `inflect predict` query: median {median:.2f} s "
+        f"(runs: {', '.join(f'{w:.2f}' for w in walls)}; "
+        f"{median / stages['import torch']:.1f}x its `import torch`; target < 2 s)"
     )
     for name, s in stages.items():
         print(f"    {name:40s} {s:6.2f} s")
@@ -247,18 +258,25 @@ def main() -> None:
     models = args.model or [
         str(HERE / "inflect" / "models" / "german" / f"member-{i}.safetensors") for i in (1, 2)
     ]
+    print(f"cited, not measured: {CITED_PEER}")
     dev = load_split("german", "dev", args.data_dir)[: args.n]
     compare_commands(models, dev, args.against, args.threads, args.repeat)
     if args.throughput:
         queries = [make_query(e.lemma, e.tags, "german") for e in dev]
         gold = [e.form for e in dev]
-        print(f"in-process throughput, {len(queries)} inputs, {args.threads} thread(s):")
+        print(
+            f"in-process throughput, {len(queries)} inputs, {args.threads} thread(s) (ratio: "
+            "against the single model with support=never, this run):"
+        )
+        ref = None
         for label, chosen in (("single", models[:1]), (f"ensemble x{len(models)}", models)):
-            for support in ("auto", "never"):
+            for support in ("never", "auto"):
                 r = throughput(chosen, queries, gold, support, args.threads, args.chunk)
+                ref = ref or r["words_per_s"]
                 print(
                     f"  {label:12s} support={support:5s} {r['words_per_s']:7.1f} words/s "
-                    f"(CPU {r['cpu']:.2f} s)  acc {r['accuracy']:5.1f}%  full support "
+                    f"({r['words_per_s'] / ref:4.2f}x, CPU {r['cpu']:.2f} s)  acc "
+                    f"{r['accuracy']:5.1f}%  full support "
                     f"{r['full_support']:5.1f}%  mode only {r['mode_only']:5.1f}%  one form "
                     f"{r['single_form']:5.1f}%"
                 )

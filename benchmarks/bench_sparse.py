@@ -15,6 +15,7 @@ Usage::
     python benchmarks/bench_sparse.py --quick          # fewer repeats, large shapes only
     python benchmarks/bench_sparse.py --small --threads 1   # decoder-step shapes only (64x30, 64x100)
     python benchmarks/bench_sparse.py --losses --threads 2 --repeats 9
+    python benchmarks/bench_sparse.py --device cuda --no-package --quick   # on a GPU
 
 This is a measurement, not a test. No torch.compile is used (eager PyTorch only).
 """
@@ -100,10 +101,18 @@ def reference64(x: torch.Tensor, alpha: float) -> torch.Tensor:
     return S.entmax_bisect(x64, alpha, n_iter=64)
 
 
+def _sync() -> None:
+    """Wait for queued CUDA work (timings on a GPU measure the kernels, not their launch)."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
 def _calibrate(fn: Callable[[], object], target_s: float) -> int:
     fn()
+    _sync()
     t0 = time.perf_counter()
     fn()
+    _sync()
     one = max(time.perf_counter() - t0, 1e-6)
     return max(1, min(200, int(target_s / one)))
 
@@ -136,9 +145,11 @@ def bench_case(methods, make_inputs, repeats: int, target_s: float) -> dict[str,
                 fn = fwd[name][0] if kind == "f" else fwdbwd[name][0]
                 n = loops[(name, kind)]
                 with torch.set_grad_enabled(kind == "b"):
+                    _sync()
                     t0 = time.perf_counter()
                     for _ in range(n):
                         fn()
+                    _sync()
                     samples[(name, kind)].append((time.perf_counter() - t0) / n)
     return {
         name: (statistics.median(samples[(name, "f")]), statistics.median(samples[(name, "b")]))
@@ -156,6 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--losses", action="store_true", help="time the losses instead")
     ap.add_argument("--no-package", action="store_true", help="skip the entmax package")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     shapes = SMALL if args.small else [s for s in SHAPES if s[1] > 1000] if args.quick else SHAPES
@@ -163,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     with_pkg = not args.no_package
     methods = loss_methods(with_pkg) if args.losses else mapping_methods(with_pkg)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"# torch {torch.__version__}, {torch.get_num_threads()} threads, "
+    print(f"# device {args.device}; torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
           f"load average {load:.1f} at start; float32; median of {repeats} repeats")
     print("| shape | logits | method | fwd ms | fwd x softmax | fwd+bwd ms | fwd+bwd x softmax "
@@ -172,9 +184,9 @@ def main(argv: list[str] | None = None) -> None:
     for shape in shapes:
         for dist, scale in DISTS.items():
             g = torch.Generator().manual_seed(args.seed)
-            x = torch.randn(*shape, generator=g) * scale
-            gout = torch.randn(*shape, generator=g)
-            tgt = torch.randint(0, shape[-1], shape[:-1], generator=g)
+            x = (torch.randn(*shape, generator=g) * scale).to(args.device)
+            gout = torch.randn(*shape, generator=g).to(args.device)
+            tgt = torch.randint(0, shape[-1], shape[:-1], generator=g).to(args.device)
 
             def make_inputs(x=x, gout=gout, tgt=tgt):
                 xr = x.clone().requires_grad_(True)

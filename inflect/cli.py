@@ -30,6 +30,25 @@ def _output_format(chosen: str | None) -> str:
     return chosen or ("table" if sys.stdout.isatty() else "tsv")
 
 
+def _format_option(columns: str):
+    """``--format table|tsv`` of a command that prints a table; ``columns`` names the TSV's."""
+    return click.option("--format", "out_format", type=click.Choice(["table", "tsv"]),
+                        default=None,
+                        help=f"table (default on a terminal) or tsv (default in a pipe; a header "
+                             f"line, then {columns}).")
+
+
+def _check_outputs(*paths: str) -> None:
+    """Before any work: each output file can be written (else a clear error naming it)."""
+    from inflect.outputs import OutputError, check_output_file
+
+    try:
+        for path in paths:
+            check_output_file(path)
+    except OutputError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 _DEVICE_OPTION = click.option("--device", default="auto", show_default=True,
                               help="auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ...")
 
@@ -207,7 +226,7 @@ def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -
         raise click.BadParameter(str(exc), param_hint="DATASET / --lang") from None
     folder = resolve_data_dir(data_dir)
     console = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn())
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(f"{manifest.name}", total=None)
 
@@ -217,7 +236,7 @@ def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -
 
         try:
             result = fetch(manifest, languages or None, data_dir, progress=progress)
-        except (FetchError, ChecksumError) as exc:
+        except (FetchError, ChecksumError, OSError) as exc:  # OSError: OutputError, the folder
             raise click.ClickException(str(exc)) from None
     click.echo(
         f"{manifest.name}: {len(result.downloaded)} downloaded, {len(result.present)} already "
@@ -226,29 +245,48 @@ def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -
 
 
 @data.command("list")
-@click.argument("dataset", required=False, default="conll2018-task1")
+@click.argument("dataset", required=False, default=None)
 @_DATA_DIR_OPTION
-def data_list(dataset: str, data_dir: str | None) -> None:
-    """List the datasets, then DATASET's languages, settings and sizes."""
-    from rich.console import Console
-
+@_format_option("one line per dataset (dataset, description, files, files_here, size_bytes, "
+                "licence), or with DATASET one per language (dataset, language, examples per "
+                "split, size_bytes, files_here, files)")
+def data_list(dataset: str | None, data_dir: str | None, out_format: str | None) -> None:
+    """List the datasets, then DATASET's languages, settings and sizes (on a terminal: the
+    datasets and the languages of DATASET, default conll2018-task1)."""
     from inflect.datasets import (
         count_present,
         language_summary,
         load_manifest,
         manifest_names,
     )
-    from inflect.report import datasets_table, languages_table
+    from inflect.report import datasets_table, datasets_tsv, languages_table, languages_tsv
 
+    fmt = _output_format(out_format)
     try:
-        chosen = load_manifest(dataset)
+        chosen = load_manifest(dataset or "conll2018-task1")
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="DATASET") from None
-    manifests = [load_manifest(name) for name in manifest_names()]
-    console = Console()
-    console.print(datasets_table(manifests, [count_present(m, data_dir) for m in manifests]))
     splits = list(dict.fromkeys(f.split for f in chosen.files if f.split))
+    manifests = [load_manifest(name) for name in manifest_names()]
+    present = [count_present(m, data_dir) for m in manifests]
+    if fmt == "tsv":
+        _echo_tsv(lambda: languages_tsv(chosen.name, language_summary(chosen, data_dir), splits)
+                  if dataset else datasets_tsv(manifests, present))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(datasets_table(manifests, present))
     console.print(languages_table(chosen.name, language_summary(chosen, data_dir), splits))
+
+
+def _echo_tsv(render) -> None:
+    """Print ``render()`` (TSV text); a field it cannot write is a clear error."""
+    try:
+        text = render()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(text, nl=False)
 
 
 @data.command("stats")
@@ -260,18 +298,27 @@ def data_list(dataset: str, data_dir: str | None) -> None:
     help="Training setting (default: every one the language has).",
 )
 @_DATA_DIR_OPTION
-def data_stats(language: str, setting: str | None, data_dir: str | None) -> None:
+@_format_option("one line per split: language, split, pairs, lemmas, characters, symbols, "
+                "features, bundles, with_spaces, longest_lemma, longest_form, "
+                "multi_order_bundles, duplicate_feature_bundles, padded_feature_bundles, "
+                "blank_lines")
+def data_stats(language: str, setting: str | None, data_dir: str | None,
+               out_format: str | None) -> None:
     """Describe LANGUAGE's CoNLL–SIGMORPHON 2018 files (training, dev, covered test)."""
-    from rich.console import Console
-
     from inflect.data import DataFormatError
-    from inflect.report import stats_table
+    from inflect.report import stats_table, stats_tsv
     from inflect.stats import language_stats
 
+    fmt = _output_format(out_format)
     try:
         stats = language_stats(language, [setting] if setting else None, data_dir)
     except (FileNotFoundError, DataFormatError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    if fmt == "tsv":
+        _echo_tsv(lambda: stats_tsv(stats))
+        return
+    from rich.console import Console
+
     Console().print(stats_table(stats))
 
 
@@ -283,7 +330,8 @@ def data_stats(language: str, setting: str | None, data_dir: str | None) -> None
     type=click.Choice(["auto", "2018", "covered", "2023"]),
     default="auto",
     show_default=True,
-    help="auto: lemma-form-tags (3 fields) or lemma-tags (2); 2023: lemma-tags-form.",
+    help="auto: lemma-tags (2 fields); with 3, lemma-form-tags (2018) or lemma-tags-form "
+    "(2023), from where the tag bundles are.",
 )
 def data_check(file: str, fmt: str) -> None:
     """Validate FILE and report every problem with its line; exit status 1 if any."""
@@ -303,17 +351,23 @@ def data_check(file: str, fmt: str) -> None:
 # --- inflect evaluate: the shared task's metrics -----------------------------------------------
 
 
-def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> tuple[str, ...]:
+_SETTING_OPTION = click.option(
+    "--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+    help="Without --model: the shipped model of this training setting (default: the "
+         "language's best on its dev set; `inflect models` lists them).")
+
+
+def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
+                       setting: str | None = None) -> tuple[str, ...]:
     """``models`` as given, or else the shipped model of the one ``--lang`` given."""
     if models or len(languages) != 1:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
 
     try:
-        return tuple(str(m) for m in default_model(languages[0]).members)
+        return tuple(str(m) for m in default_model(languages[0], setting=setting).members)
     except (NoDefaultModelError, RegistryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-
 
 
 @main.command("evaluate")
@@ -335,6 +389,7 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_prefix", default=None, metavar="PREFIX",
@@ -343,8 +398,14 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...]) -> t
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False), default=None,
               help="The official baseline table for PREFIX.svg (default: "
                    "conll2018-task1-baseline-dev.csv in or beside the data folder, if there).")
+@click.option("--input-format", "input_format", type=click.Choice(["auto", "2018", "2023"]),
+              default="auto", show_default=True,
+              help="Layout of the --pred and --gold files: 2018 lemma<TAB>form<TAB>tags, 2023 "
+                   "lemma<TAB>tags<TAB>form; auto: each file's, from where its tag bundles are.")
+@_format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
+                "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, baseline, threads):
+                     out_prefix, baseline, threads, setting, input_format, out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -355,11 +416,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     _set_threads(threads)
     import warnings
 
-    from rich.console import Console
-
     from inflect.data import DataFormatError
     from inflect.evaluate import evaluate_checkpoints, write_results
-    from inflect.report import evaluation_table, scores_table
+    from inflect.report import evaluation_table, frame_tsv, scores_table
     from inflect.scoring import score_files
     from inflect.vocab import UnknownSymbolWarning
 
@@ -367,38 +426,43 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.UsageError("give either --model (predict here) or --pred (predictions "
                                "made elsewhere), not both")
     if not pred_files:
-        models = _models_or_shipped(models, languages)
+        models = _models_or_shipped(models, languages, setting)
     if not models and not (pred_files and gold_files):
         raise click.UsageError("give --model (or one --lang with a shipped model) with "
                                "--lang/--split or --gold, or --pred with --gold")
+    fmt = _output_format(out_format)
+    outputs = [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
+    _check_outputs(*outputs)
     try:
         if models:
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             result = evaluate_checkpoints(models, languages, split, gold_files,
-                                          data_dir=data_dir, beam_size=beam, device=device)
+                                          data_dir=data_dir, beam_size=beam, device=device,
+                                          fmt=input_format)
             frame = result.frame
-            table = evaluation_table(
-                frame, f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))")
+            title = f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))"
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
         else:
-            frame = score_files(pred_files, gold_files, languages or None)
-            table = scores_table(frame)
+            frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)
     except (DataFormatError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    Console().print(table)
-    if out_prefix:
+    if out_prefix:  # written before rendering: a rendering failure cannot lose them
         from inflect.baseline import official_baseline
-        from inflect.files import write_text
         from inflect.report_html import accuracy_svg
 
         try:
-            paths = write_results(frame, out_prefix)
             svg = accuracy_svg(frame, official_baseline(baseline, data_dir))
-            paths += (write_text(f"{out_prefix}.svg", svg),)
+            paths = write_results(frame, out_prefix, svg)
         except (OSError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
+    if fmt == "tsv":
+        _echo_tsv(lambda: frame_tsv(frame))
+        return
+    from rich.console import Console
+
+    Console().print(evaluation_table(frame, title) if models else scores_table(frame))
 
 
 # --- inflect report ambiguity / inflect explain -------------------------------------------------
@@ -420,6 +484,7 @@ def report() -> None:
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
 @_beam_option()
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_DATA_DIR_OPTION
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
@@ -427,8 +492,10 @@ def report() -> None:
 @click.option("--maps", type=click.IntRange(min=0), default=2, show_default=True,
               help="Attention maps per ambiguous input in the HTML report (its most probable "
                    "output strings); 0 for none.")
+@_format_option("without --out, one line per form of each ambiguous input: tags, lemma, "
+                "language, gold, gold_in_support, certificate, count, rank, form, probability")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads):
+                     maps, threads, setting, out_format):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -442,17 +509,19 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.data import DataFormatError
     from inflect.evaluate import evaluate_predictor, load_gold
     from inflect.explain import explain_all
-    from inflect.files import write_text
     from inflect.predict import Predictor
-    from inflect.report import ambiguity_html, ambiguity_markdown, ambiguity_rich
+    from inflect.report import ambiguity_html, ambiguity_markdown, ambiguity_rich, ambiguity_tsv
     from inflect.vocab import UnknownSymbolWarning
 
     suffix = Path(out_file).suffix.lower() if out_file else None
     if suffix not in (None, ".md", ".markdown", ".html", ".htm"):
         raise click.BadParameter(f"{out_file}: the file must end in .md or .html",
                                  param_hint="--out")
+    fmt = _output_format(out_format)
+    if out_file:
+        _check_outputs(out_file)
     warnings.simplefilter("ignore", UnknownSymbolWarning)
-    models = _models_or_shipped(models, languages)
+    models = _models_or_shipped(models, languages, setting)
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
@@ -466,6 +535,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     except (DataFormatError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if out_file is None:
+        if fmt == "tsv":
+            _echo_tsv(lambda: ambiguity_tsv(found))
+            return
         from rich.console import Console
 
         Console().print(ambiguity_rich(found))
@@ -476,8 +548,10 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
              "split": f"gold files {where}" if gold_files else split, "beam": str(beam)}
     text = (ambiguity_html(found, title, about) if html
             else ambiguity_markdown(found, title, about))
+    from inflect.outputs import write_outputs
+
     try:
-        write_text(out_file, text)
+        write_outputs([(out_file, lambda temp: temp.write_text(text, encoding="utf-8"))])
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out_file} ({found.ambiguous} ambiguous inputs of {found.inputs})",
@@ -506,12 +580,13 @@ _MODELS_DIR_OPTION = click.option(
                    "repeat for an ensemble. Default: the shipped model of --lang.")
 @click.option("--input", "input_path",
               type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-              default=None, help="Read inputs from FILE ('-': standard input), one a line: "
+              default=None, help="Read inputs from FILE ('-': standard input, also read when "
+                                 "it is a pipe and no LEMMA is given), one a line: "
                                  "lemma<TAB>tags, or lemma<TAB>form<TAB>tags (form ignored).")
 @click.option("--input-format", type=click.Choice(["auto", "covered", "2018", "2023"]),
               default="auto", show_default=True,
-              help="auto: 2 fields covered, 3 fields 2018 (lemma, form, tags); 2023: lemma, "
-                   "tags, form.")
+              help="auto: 2 fields covered; 3 fields 2018 (lemma, form, tags) or 2023 (lemma, "
+                   "tags, form), from where the tag bundles are.")
 @_beam_option()
 @_max_forms_option("forms")
 @click.option("--support", type=click.Choice(["auto", "always", "never"]), default="auto",
@@ -522,33 +597,43 @@ _MODELS_DIR_OPTION = click.option(
                    "(slower, exact order up to --max-forms); never keeps the beam's n-best.")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "2018"]),
               default=None,
-              help="Output: table (default on a terminal), tsv (default in a pipe: lemma, tags, "
-                   "language, certificate, count, then form/probability pairs), jsonl, or 2018 "
-                   "(lemma, best form, tags: for inflect evaluate).")
+              help="Output: table (default on a terminal); tsv (default in a pipe): a header "
+                   "line, then one line per form listed with the columns lemma, tags, language, "
+                   "certificate (full_support, mode_only, none), count (forms listed, or >N), "
+                   "rank (1 = most probable), form, probability (empty rank, form and "
+                   "probability when no form finished); jsonl; or 2018 (lemma, best form, tags: "
+                   "for inflect evaluate).")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir, threads):
+                    support, out_format, device, models_dir, threads, setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
-    german --input german-covered-test (or - for standard input); results stream out one record
-    per input, and stop with an error at the first bad line, keeping what was written.
+    german --input german-covered-test (or - for standard input, read also when it is a pipe:
+    cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come, and
+    stop with an error at the first bad line, keeping what was written.
     """
     _set_threads(threads)
+    import sys
     import warnings
 
     if input_path is not None and lemma is not None:
         raise click.UsageError("give either LEMMA TAGS or --input FILE, not both")
+    if input_path is None and lemma is None and not sys.stdin.isatty():
+        input_path = "-"  # a pipe, as translate reads it
     if input_path is None and (lemma is None or tags is None):
-        raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE")
+        raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE "
+                               "('-' or a pipe: standard input)")
     fmt = _output_format(out_format)
 
     from inflect.models import NoDefaultModelError
     from inflect.predict import InputError, load_predictor, make_query, read_queries
     from inflect.report import (
+        PREDICTION_TSV_COLUMNS,
         prediction_2018,
         prediction_jsonl,
         prediction_table,
@@ -559,6 +644,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -572,12 +658,14 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
     _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
-                    (InputError, NoDefaultModelError, ValueError, OSError))
+                    (InputError, NoDefaultModelError, ValueError, OSError),
+                    PREDICTION_TSV_COLUMNS)
 
 
-def _stream_records(records, fmt, renderers, table, errors) -> None:
-    """Write each record as it comes (a rich table, or one line flushed per record), warnings to
-    stderr; on an error, what was written stays written and the error ends the command."""
+def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
+    """Write each record as it comes (a rich table, or its lines flushed per record; TSV after a
+    header line), warnings to stderr; on an error, what was written stays written and the error
+    ends the command."""
     import sys
 
     console = None
@@ -586,6 +674,8 @@ def _stream_records(records, fmt, renderers, table, errors) -> None:
 
         console = Console()
     try:
+        if fmt == "tsv":
+            sys.stdout.write("\t".join(tsv_header) + "\n")
         for record in records:
             if console is not None:
                 console.print(table(record))
@@ -607,17 +697,20 @@ def _stream_records(records, fmt, renderers, table, errors) -> None:
 
 @main.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
-              help="table (default on a terminal) or tsv (default in a pipe: language, members, "
-                   "dev_accuracy, setting, size_bytes, data, commands; with a header).")
+              help="table (default on a terminal) or tsv (default in a pipe: language, model, "
+                   "members, dev_accuracy, setting, size_bytes, data, commands; with a header).")
+@click.option("--all", "every", is_flag=True, default=False,
+              help="Every model of every language (not only the default `inflect predict` uses).")
 @_MODELS_DIR_OPTION
-def models_command(out_format, models_dir):
-    """List the shipped default models: language, dev accuracy, size and training commands."""
+def models_command(out_format, every, models_dir):
+    """List the shipped models by language: the model `inflect predict --lang L` uses, its
+    setting, dev accuracy on L's dev set, size and training commands."""
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
 
     try:
-        entries = list_models(models_dir)
+        entries = list_models(models_dir, every=every)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
     if not entries:
@@ -655,11 +748,14 @@ def models_command(out_format, models_dir):
                    "'plot' extra).")
 @click.option("--max-forms", type=click.IntRange(min=1), default=4, show_default=True,
               help="Draw at most this many forms of the support in the PNG (most probable first).")
+@_format_option("one line per attention weight of each string drawn: form, probability, step, "
+                "output, position, source, weight")
 @_DEVICE_OPTION
+@_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
-def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, models_dir,
-                    threads):
+def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, device,
+                    models_dir, threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
@@ -668,30 +764,47 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, mod
     _set_threads(threads)
     import warnings
 
-    from rich.console import Console
-
     from inflect.explain import explain
     from inflect.models import NoDefaultModelError
     from inflect.predict import load_predictor
-    from inflect.report import attention_heatmap, attention_png, prediction_table
+    from inflect.report import (
+        attention_heatmap,
+        attention_png,
+        attention_tsv,
+        check_plotting,
+        prediction_table,
+    )
     from inflect.vocab import UnknownSymbolWarning
 
+    fmt = _output_format(out_format)
+    if png:  # before any work: the file can be written, matplotlib is there
+        _check_outputs(png)
+        try:
+            check_plotting()
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)
     try:
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
                                    beam_size=beam)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    console = Console()
-    console.print(prediction_table(found.prediction))
-    console.print(attention_heatmap(found))
-    if png:
+    if png:  # written before rendering: a rendering failure cannot lose it
         try:
             attention_png(found, png, max_forms)
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {png}", err=True)
+    if fmt == "tsv":
+        _echo_tsv(lambda: attention_tsv(found))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(prediction_table(found.prediction))
+    console.print(attention_heatmap(found))
 
 
 # --- inflect translate: sentences with a translation checkpoint -------------------------------
@@ -714,9 +827,10 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, device, mod
                    "enumerate best-first (slow).")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "text"]),
               default=None,
-              help="Output: table (default on a terminal), tsv (default in a pipe: sentence, "
-                   "empty tags, pair, certificate, count, then translation/probability pairs), "
-                   "jsonl, or text (the best translation, one a line).")
+              help="Output: table (default on a terminal); tsv (default in a pipe): a header "
+                   "line, then one line per translation listed with the columns sentence, tags "
+                   "(empty), pair, certificate, count, rank, translation, probability; jsonl; or "
+                   "text (the best translation, one a line).")
 @_DEVICE_OPTION
 @_threads_option
 def translate_command(sentences, models, input_path, beam, max_forms, support, out_format,
@@ -731,7 +845,12 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     import warnings
 
     from inflect.predict import InputError
-    from inflect.report import prediction_jsonl, prediction_table, prediction_tsv
+    from inflect.report import (
+        TRANSLATION_TSV_COLUMNS,
+        prediction_jsonl,
+        prediction_table,
+        prediction_tsv,
+    )
     from inflect.translate import SentenceQuery, Translator, read_sentences
     from inflect.vocab import UnknownSymbolWarning
 
@@ -755,7 +874,7 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}
     _stream_records(translator.stream(queries), fmt, renderers, prediction_table,
-                    (InputError, ValueError, OSError))
+                    (InputError, ValueError, OSError), TRANSLATION_TSV_COLUMNS)
 
 
 if __name__ == "__main__":  # pragma: no cover

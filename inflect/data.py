@@ -6,9 +6,10 @@ Formats (one example a line, fields separated by a TAB):
   "The CoNLL–SIGMORPHON 2018 Shared Task: Universal Morphological Reinflection", §2) train and
   dev files.
 - ``"covered"``: ``lemma<TAB>tags`` — the shared task's covered test files (no form).
-- ``"2023"``: ``lemma<TAB>tags<TAB>form`` — the SIGMORPHON 2023 order; never guessed, only chosen
-  explicitly.
-- ``"auto"``: ``"2018"`` if the first non-blank line has three fields, ``"covered"`` if it has two.
+- ``"2023"``: ``lemma<TAB>tags<TAB>form`` — the SIGMORPHON 2023 order.
+- ``"auto"``: detected from the first non-blank line by :func:`detect_format`: ``"covered"`` if it
+  has two fields; with three, ``"2023"`` if the second field is the one that looks like a tag
+  bundle, else ``"2018"``.
 
 Text is UTF-8; CRLF line endings and a leading byte-order mark are accepted; a blank line is
 skipped and counted. Lemmas and forms are kept exactly as written, spaces included (German
@@ -16,13 +17,17 @@ skipped and counted. Lemmas and forms are kept exactly as written, spaces includ
 (Sylak-Glassman, 2016, "The Composition and Use of the Universal Morphological Feature Schema"):
 ``V;IND;PRS;2;PL`` and ``V;PL;2;PRS;IND`` are the same bundle; a repeated feature collapses and the
 reader counts the bundles where that happened; whitespace around a feature (``ADJ;ABL; PL`` in the
-Latin data) is removed and counted too. Every other defect raises :class:`DataFormatError` naming
-the file, the line and the value; nothing is dropped silently.
+Latin data) is removed and counted too. A control character (Unicode category Cc: C0 and C1
+controls, DEL; and the line and paragraph separators U+2028, U+2029) in a lemma, form or tag
+bundle is refused (:func:`control_character`): it would break every line-based output. Every
+other defect raises :class:`DataFormatError` naming the file, the line and the value; nothing is
+dropped silently.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +42,99 @@ _FIELDS = {
     "covered": ("lemma", "tags"),
     "2023": ("lemma", "tags", "form"),
 }
-_DETECT = {3: "2018", 2: "covered"}
+_FIELD_WORDS = {"lemma": "lemma", "form": "form", "tags": "tag bundle"}
 _BOM = "\ufeff"
 _WHITESPACE = " \t\r\f\v\u00a0"
+# Control characters (category Cc) and the Unicode line / paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# The same without TAB (the field separator), to test whole lines at once.
+_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_NAMES = {
+    0x00: "NUL",
+    0x09: "TAB",
+    0x0A: "LF",
+    0x0B: "VT",
+    0x0C: "FF",
+    0x0D: "CR",
+    0x1B: "ESC",
+    0x7F: "DEL",
+    0x85: "NEL",
+    0x2028: "LINE SEPARATOR",
+    0x2029: "PARAGRAPH SEPARATOR",
+}
+# The characters of a UniMorph feature, with an upper-case letter or a digit (N, V.PTCP, 1+EXCL).
+_FEATURE = re.compile(r"[A-Za-z0-9.+/:_{}()\-]*[A-Z0-9][A-Za-z0-9.+/:_{}()\-]*")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of ``text``, described for a message, or None.
+
+    Control characters are Unicode category Cc (C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F)
+    and the separators U+2028 and U+2029: a TAB, CR or LF in a lemma, form or tag bundle would
+    shift or split the columns of every line-based output (TSV, the 2018 format).
+
+    Returns:
+        ``"U+0009 (TAB)"``, ``"U+0000 (NUL)"``, ``"U+0001"``, ... or None when there is none.
+    """
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    name = _CONTROL_NAMES.get(code)
+    return f"U+{code:04X}" + (f" ({name})" if name else "")
+
+
+def control_problem(text: str, what: str) -> str | None:
+    """The message refusing a control character in user text, or None when it has none: the one
+    validation of lemmas, forms, tag bundles and sentences, from files and the command line alike
+    (see :func:`control_character`).
+
+    Args:
+        text: a lemma, form, tag bundle or sentence.
+        what: its name in the message (``"lemma"``, ``"tag bundle"``, ...).
+
+    Returns:
+        ``"control character U+0009 (TAB) in the lemma"``, or None.
+    """
+    found = control_character(text)
+    return None if found is None else f"control character {found} in the {what}"
+
+
+def _looks_like_feature(text: str) -> bool:
+    """A UniMorph feature as the shared tasks write them: ASCII letters, digits and ``.+/:_{}()-``
+    with at least as many upper-case letters and digits as lower-case letters (``N``,
+    ``V.PTCP``, ``LgSPEC8``, ``non{NOM}``; not ``Haus``)."""
+    if not _FEATURE.fullmatch(text):
+        return False
+    lower = sum(c.islower() for c in text)
+    return lower <= sum(c.isupper() or c.isdigit() for c in text)
+
+
+def _bundle_score(text: str) -> int:
+    """How much ``text`` looks like a tag bundle: 2 for features joined by ``;``, 1 for one
+    feature, 0 otherwise (a word)."""
+    parts = [p.strip(_WHITESPACE) for p in text.split(";")]
+    if not all(_looks_like_feature(p) for p in parts):
+        return 0
+    return 2 if len(parts) > 1 else 1
+
+
+def detect_format(fields: list[str]) -> Format | None:
+    """The format of a line split on TAB, for ``fmt="auto"``: where the tag bundle is.
+
+    Two fields: ``"covered"`` (lemma, tags). Three: ``"2023"`` (lemma, tags, form) when the
+    second field looks more like a tag bundle than the third (UniMorph features — upper-case
+    letters and digits, e.g. ``N;NOM;PL`` or ``V.PTCP`` — joined by ``;``), else ``"2018"``
+    (lemma, form, tags; also when neither or both look like one).
+
+    Returns:
+        The format, or None for another number of fields.
+    """
+    if len(fields) == 2:
+        return "covered"
+    if len(fields) != 3:
+        return None
+    return "2023" if _bundle_score(fields[1]) > _bundle_score(fields[2]) else "2018"
 
 
 class DataFormatError(ValueError):
@@ -308,10 +403,38 @@ def _file_lines(lines: list[str], bad_lines: set[int | None], stats: ReadStats) 
     return lines
 
 
-def _empty_fields(names: tuple[str, ...], fields: list[str]) -> str:
-    """``"empty lemma and tag bundle"``: the fields of a line that are empty or blank."""
-    empty = [n for n in names if not fields[names.index(n)].strip(_WHITESPACE)]
-    return f"empty {' and '.join('tag bundle' if n == 'tags' else n for n in empty)}"
+def _empty_fields(names: tuple[str, ...], fields: list[str], empty_form: bool) -> str:
+    """``"empty lemma and tag bundle"``: the fields of a line that are empty or blank (the form
+    not counted when ``empty_form`` accepts an empty one)."""
+    empty = [
+        n
+        for n in names
+        if not fields[names.index(n)].strip(_WHITESPACE) and not (n == "form" and empty_form)
+    ]
+    return f"empty {' and '.join(_FIELD_WORDS[n] for n in empty)}"
+
+
+def _width_problem(found: int, names: tuple[str, ...], resolved: str | None) -> str:
+    """The message for a line of ``found`` fields where ``names`` were expected (none: the
+    format could not be detected from it)."""
+    if resolved is None:
+        return (
+            "cannot detect the format: expected 3 tab-separated fields (lemma, form, tags) or "
+            f"2 (lemma, tags), found {found}"
+        )
+    return (
+        f"expected {len(names)} tab-separated fields ({', '.join(names)}; format {resolved}), "
+        f"found {found}"
+    )
+
+
+def _control_in_fields(names: tuple[str, ...], fields: list[str]) -> str:
+    """The message for the first field of a line that holds a control character."""
+    for name, text in zip(names, fields, strict=True):
+        problem = control_problem(text, _FIELD_WORDS[name])
+        if problem is not None:
+            return problem
+    raise AssertionError("no control character in the fields")
 
 
 def parse_lines(
@@ -322,6 +445,7 @@ def parse_lines(
     fmt: Format = "auto",
     collect_errors: bool = False,
     line_errors: list[DataFormatError] | None = None,
+    empty_form: bool = False,
 ) -> ParsedFile:
     """Parse already-decoded lines (without their ``\\n``) into examples.
 
@@ -334,12 +458,15 @@ def parse_lines(
         collect_errors: when True, report every problem in :attr:`ParsedFile.errors` instead of
             raising at the first one.
         line_errors: problems already found while decoding (their lines are skipped).
+        empty_form: accept an empty (or whitespace-only) form, kept as written (a predictions
+            file: a model may predict the empty string).
 
     Returns:
         The examples and the reader's statistics.
 
     Raises:
-        DataFormatError: a malformed line (unless ``collect_errors``).
+        DataFormatError: a malformed line (unless ``collect_errors``), e.g. a control character
+            (``FILE:LINE: control character U+0000 (NUL) in the lemma (line)``).
         ValueError: an unknown ``fmt``.
     """
     if fmt not in FORMATS:
@@ -363,6 +490,8 @@ def parse_lines(
     width = len(names)
     lemma_at, form_at, tags_at = _positions(names)
     duplicates = padded = 0
+    # one search over the whole text; lines are searched one by one only when it finds one
+    controls = _CONTROL_IN_LINE.search("\t".join(lines)) is not None
     for number, line in enumerate(lines, start=1):
         if line and line[-1] == "\r":
             line = line[:-1]
@@ -376,25 +505,13 @@ def parse_lines(
                 stats.blank_lines += 1
                 continue
             if resolved is None:
-                resolved = _DETECT.get(len(fields))
-                if resolved is None:
-                    fail(
-                        number,
-                        f"cannot detect the format: expected 3 tab-separated fields (lemma, "
-                        f"form, tags) or 2 (lemma, tags), found {len(fields)}",
-                        line,
-                    )
-                    continue
-                names = _FIELDS[resolved]
-                width = len(names)
-                lemma_at, form_at, tags_at = _positions(names)
-            if len(fields) != width:
-                fail(
-                    number,
-                    f"expected {width} tab-separated fields ({', '.join(names)}; format "
-                    f"{resolved}), found {len(fields)}",
-                    line,
-                )
+                resolved = detect_format(fields)
+                if resolved is not None:
+                    names = _FIELDS[resolved]
+                    width = len(names)
+                    lemma_at, form_at, tags_at = _positions(names)
+            if len(fields) != width:  # width 0: the format could not be detected
+                fail(number, _width_problem(len(fields), names, resolved), line)
                 continue
         lemma = fields[lemma_at]
         tags_text = fields[tags_at]
@@ -402,12 +519,15 @@ def parse_lines(
         if (
             not lemma.strip(_WHITESPACE)
             or not tags_text.strip(_WHITESPACE)
-            or (form is not None and not form.strip(_WHITESPACE))
+            or (form is not None and not empty_form and not form.strip(_WHITESPACE))
         ):
             if not line.strip(_WHITESPACE):
                 stats.blank_lines += 1
                 continue
-            fail(number, _empty_fields(names, fields), line)
+            fail(number, _empty_fields(names, fields, empty_form), line)
+            continue
+        if controls and _CONTROL_IN_LINE.search(line):
+            fail(number, _control_in_fields(names, fields), line)
             continue
         bundle = bundles.get(tags_text)
         if bundle is None:
@@ -436,6 +556,7 @@ def parse_file(
     fmt: Format = "auto",
     *,
     collect_errors: bool = False,
+    empty_form: bool = False,
 ) -> ParsedFile:
     """Read a data file into examples plus the reader's statistics.
 
@@ -443,8 +564,9 @@ def parse_file(
         path: the file.
         language: the language stored in each example; by default taken from the file name
             (``german-train-high`` -> ``german``).
-        fmt: ``"auto"`` (2018 or covered, by column count), ``"2018"``, ``"covered"``, ``"2023"``.
+        fmt: ``"auto"`` (:func:`detect_format`), ``"2018"``, ``"covered"``, ``"2023"``.
         collect_errors: report every problem in :attr:`ParsedFile.errors` instead of raising.
+        empty_form: accept an empty form (see :func:`parse_lines`).
 
     Raises:
         DataFormatError: a malformed line (unless ``collect_errors``).
@@ -461,7 +583,40 @@ def parse_file(
         fmt=fmt,
         collect_errors=collect_errors,
         line_errors=line_errors,
+        empty_form=empty_form,
     )
+
+
+def read_inflections(
+    path: str | os.PathLike[str],
+    language: str | None = None,
+    fmt: Format = "auto",
+    *,
+    empty_form: bool = False,
+) -> list[Example]:
+    """Read a file of lemmas, tag bundles *and forms* (gold or predictions): 2018 or 2023 layout.
+
+    Args:
+        path: the file.
+        language: as :func:`parse_file`.
+        fmt: ``"auto"`` (:func:`detect_format`), ``"2018"`` or ``"2023"``.
+        empty_form: accept an empty form, kept as written (a predictions file).
+
+    Raises:
+        DataFormatError: a malformed line, or a file without forms (two fields: the covered
+            layout).
+        OSError: the file cannot be read.
+    """
+    parsed = parse_file(path, language, fmt, empty_form=empty_form)
+    if parsed.stats.fmt == "covered":
+        raise DataFormatError(
+            str(path),
+            None,
+            "the file has no forms (2 fields: lemma, tags); "
+            "give lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
+            "(2023)",
+        )
+    return parsed.examples
 
 
 def read_examples(
@@ -529,8 +684,9 @@ def iter_examples(
             continue
         # a blank first line keeps parse_lines from treating a later line as a file start (BOM)
         chunk = [line] if number == 1 else ["", line]
-        parsed = parse_lines(chunk, source=source, language=language, fmt=resolved,
-                             collect_errors=True)
+        parsed = parse_lines(
+            chunk, source=source, language=language, fmt=resolved, collect_errors=True
+        )
         if parsed.errors:
             error = parsed.errors[0]
             raise DataFormatError(source, number, error.what, error.value)
@@ -559,15 +715,30 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     for ex in parsed.examples:
         source = ex.source or parsed.stats.source
         if ex.tags.had_duplicates:
-            found.append(DataFormatError(source, ex.line, "tag bundle repeats a feature "
-                                         "(read once)", str(ex.tags)))
+            found.append(
+                DataFormatError(
+                    source, ex.line, "tag bundle repeats a feature (read once)", ex.tags.text
+                )
+            )
         if ex.tags.had_padding:
-            found.append(DataFormatError(source, ex.line, "spaces around a feature of the tag "
-                                         "bundle (removed)", str(ex.tags)))
+            found.append(
+                DataFormatError(
+                    source,
+                    ex.line,
+                    "spaces around a feature of the tag bundle (removed)",
+                    ex.tags.text,
+                )
+            )
         for what, text in (("lemma", ex.lemma), ("form", ex.form)):
             if text is not None and text != text.strip():
-                found.append(DataFormatError(source, ex.line, f"{what} begins or ends with "
-                                             "whitespace (kept as data)", text))
+                found.append(
+                    DataFormatError(
+                        source,
+                        ex.line,
+                        f"{what} begins or ends with whitespace (kept as data)",
+                        text,
+                    )
+                )
     return found
 
 

@@ -28,6 +28,7 @@ from inflect._resources import data_path
 from inflect.defaults import SETTINGS
 from inflect.files import atomic_write
 from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
+from inflect.outputs import check_output_folder, make_folders, remove_empty_folders, reporting
 
 APP_NAME = "sparse-inflect"
 ENV_DATA_DIR = "INFLECT_DATA_DIR"
@@ -333,9 +334,14 @@ def _download(
     target: Path,
     report: Callable[[int, int | None], None],
     timeout: float,
+    created: list[Path],
 ) -> None:
     """Download ``entry`` to a temporary file beside ``target``, verify, rename into place
-    (:func:`inflect.files.atomic_write`)."""
+    (:func:`inflect.files.atomic_write`).
+
+    The connection is opened before any folder is created; folders created are appended to
+    ``created`` (the caller removes them again if the fetch fails).
+    """
     try:
         response = urllib.request.urlopen(entry.url, timeout=timeout)
     except urllib.error.HTTPError as exc:
@@ -355,12 +361,15 @@ def _download(
         source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
         digest = hashlib.sha256()
         with open(temp, "wb") as out:
-            try:
-                for block in iter(lambda: source.read(1 << 16), b""):
-                    digest.update(block)
-                    out.write(block)
-            except (OSError, EOFError) as exc:
-                raise FetchError(f"download of {entry.url} failed: {exc}") from None
+            while True:
+                try:
+                    block = source.read(1 << 16)
+                except (OSError, EOFError) as exc:
+                    raise FetchError(f"download of {entry.url} failed: {exc}") from None
+                if not block:
+                    break
+                digest.update(block)
+                out.write(block)
         actual = digest.hexdigest()
         if actual != entry.sha256:
             raise ChecksumError(
@@ -369,7 +378,9 @@ def _download(
                 f"corrupted)"
             )
 
-    with response:
+    # a failed write is an OutputError naming the data file; download errors pass unchanged
+    with response, reporting(target, keep=(FetchError, ChecksumError)):
+        created += make_folders(target.parent)
         atomic_write(target, write)
 
 
@@ -419,28 +430,39 @@ def fetch(
         FetchError: offline, unreachable host or HTTP error (the message says how to use a local
             copy instead).
         ChecksumError: a download did not match its checksum (nothing installed under its name).
+        OutputError: the data folder cannot be written (checked before the first download; a
+            full disk while writing), naming the file or folder; no empty folder is left behind.
     """
     manifest = dataset if isinstance(dataset, Manifest) else load_manifest(dataset)
     folder = _data_dir_of(data_dir)
     files = manifest.select(languages)
     downloaded: list[Path] = []
     present: list[Path] = []
-    for index, entry in enumerate(files):
-        target = folder / entry.path
+    created: list[Path] = []
+    try:
+        for index, entry in enumerate(files):
+            target = folder / entry.path
 
-        def emit(status: str, done: int = 0, total: int | None = None) -> None:
-            if progress is not None:
-                progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
+            def emit(status: str, done: int = 0, total: int | None = None) -> None:
+                if progress is not None:
+                    progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
 
-        existing = locate_file(entry, folder)
-        if existing is not None and sha256_of(existing) == entry.sha256:
-            present.append(existing)
-            emit("present", entry.size, entry.size)
-            continue
-        emit("start")
-        _download(entry, target, lambda done, total: emit("progress", done, total), timeout)
-        downloaded.append(target)
-        emit("done", entry.size, entry.size)
+            existing = locate_file(entry, folder)
+            if existing is not None and sha256_of(existing) == entry.sha256:
+                present.append(existing)
+                emit("present", entry.size, entry.size)
+                continue
+            if not downloaded:  # before the first download: can the folder be written?
+                check_output_folder(folder)
+            emit("start")
+            _download(
+                entry, target, lambda done, total: emit("progress", done, total), timeout, created
+            )
+            downloaded.append(target)
+            emit("done", entry.size, entry.size)
+    except BaseException:
+        remove_empty_folders(created)  # files verified and installed stay; empty folders go
+        raise
     return FetchResult(tuple(downloaded), tuple(present))
 
 

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inflect import defaults
-from inflect.data import Example, language_from_filename, read_examples
-from inflect.files import atomic_write
+from inflect.data import Example, Format, language_from_filename, read_examples
 from inflect.scoring import score_predictions
 from inflect.sparsity import sparsity_statistics
 
@@ -212,6 +211,7 @@ def load_gold(
     split: str = "dev",
     gold_files: Sequence[str | os.PathLike[str]] = (),
     data_dir: str | os.PathLike[str] | None = None,
+    fmt: Format = "auto",
 ) -> list[Example]:
     """The gold inputs of an evaluation: files, or a shared-task split per language.
 
@@ -223,6 +223,8 @@ def load_gold(
             ``"train-high"``, ...), read for each of ``languages`` when no gold file is given.
         gold_files: gold files (``lemma<TAB>form<TAB>tags``).
         data_dir: the data folder for ``split`` (default: :func:`inflect.datasets.data_dir`).
+        fmt: the layout of ``gold_files``: ``"auto"`` (:func:`inflect.data.detect_format`),
+            ``"2018"``, ``"2023"`` or ``"covered"``.
 
     Raises:
         ValueError: neither files nor languages, mismatched counts, or the split
@@ -244,7 +246,7 @@ def load_gold(
         ]
         gold: list[Example] = []
         for path, name in zip(gold_files, names, strict=True):
-            gold.extend(read_examples(path, name))
+            gold.extend(read_examples(path, name, fmt))
         return gold
     if split == "covered-test":
         raise ValueError(
@@ -268,6 +270,7 @@ def evaluate_checkpoints(
     data_dir: str | os.PathLike[str] | None = None,
     beam_size: int = defaults.BEAM_SIZE,
     device: str = "cpu",
+    fmt: Format = "auto",
 ) -> Evaluation:
     """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
 
@@ -275,7 +278,7 @@ def evaluate_checkpoints(
         models: checkpoints or folders of members (see
             :func:`inflect.checkpoint.checkpoint_members`); several form an
             :class:`inflect.search.Ensemble`.
-        languages, split, gold_files, data_dir: the gold inputs (see :func:`load_gold`; read
+        languages, split, gold_files, data_dir, fmt: the gold inputs (see :func:`load_gold`; read
             first, so that a wrong split fails before any model is loaded).
         beam_size: beam size k (the predictor widens it where the support is not certified).
         device: torch device of the models (``"auto"``: CUDA when available).
@@ -288,20 +291,31 @@ def evaluate_checkpoints(
     """
     from inflect.predict import Predictor
 
-    gold = load_gold(languages, split, gold_files, data_dir)
+    gold = load_gold(languages, split, gold_files, data_dir, fmt)
     predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam_size)
     return evaluate_predictor(predictor, gold)
 
 
-def write_results(frame: pd.DataFrame, prefix: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write ``PREFIX.parquet`` and ``PREFIX.csv`` (each atomically,
-    :func:`inflect.files.atomic_write`).
+def write_results(
+    frame: pd.DataFrame, prefix: str | os.PathLike[str], svg: str | None = None
+) -> list[Path]:
+    """Write ``PREFIX.parquet``, ``PREFIX.csv`` and, given ``svg``, ``PREFIX.svg``: all or none,
+    each atomically (:func:`inflect.outputs.write_outputs`, :func:`inflect.files.atomic_write`).
 
     Returns:
-        The two paths.
+        The paths written.
+
+    Raises:
+        OutputError: naming the file that could not be written (the files of this call that
+            did not exist before are removed again).
     """
+    from inflect.outputs import write_outputs
+
     prefix = str(prefix)
-    return (
-        atomic_write(prefix + ".parquet", lambda temp: frame.to_parquet(temp, index=False)),
-        atomic_write(prefix + ".csv", lambda temp: frame.to_csv(temp, index=False)),
-    )
+    writes: list[tuple[str, Any]] = [
+        (prefix + ".parquet", lambda temp: frame.to_parquet(temp, index=False)),
+        (prefix + ".csv", lambda temp: frame.to_csv(temp, index=False)),
+    ]
+    if svg is not None:
+        writes.append((prefix + ".svg", lambda temp: temp.write_text(svg, encoding="utf-8")))
+    return [Path(p) for p in write_outputs(writes)]

@@ -52,7 +52,7 @@ from inflect import defaults
 from inflect.batching import Vocabularies, make_batch, output_symbols
 from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
-from inflect.data import Example, Format, TagBundle, iter_examples
+from inflect.data import Example, Format, TagBundle, control_problem, iter_examples
 from inflect.languages import LanguageSpec, resolve
 from inflect.model import COPY_FEATURE
 from inflect.search import (
@@ -314,7 +314,7 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
     Raises:
         InputError: the tag bundle is malformed (empty, an empty feature, ...), or the lemma or
             the tag bundle holds bytes that are not UTF-8 (command-line arguments decoded with
-            ``surrogateescape``).
+            ``surrogateescape``) or a control character (:func:`inflect.data.control_problem`).
     """
     for what, text in (("lemma", lemma), ("tag bundle", tags)):
         if isinstance(text, str) and not text.isprintable() and _not_utf8(text):
@@ -322,6 +322,10 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
                 f"the {what} holds bytes that are not UTF-8 (is the terminal's encoding UTF-8?)",
                 text,
             )
+        text = text if isinstance(text, str) else text.text
+        problem = control_problem(text, what)
+        if problem is not None:
+            raise InputError(problem, text)
     if not isinstance(tags, TagBundle):
         try:
             tags = TagBundle.parse(tags)
@@ -738,18 +742,21 @@ class Predictor(Searcher):
         language: str,
         models_dir: str | os.PathLike[str] | None = None,
         device: str | torch.device = "cpu",
+        setting: str | None = None,
         **options: Any,
     ) -> Predictor:
-        """Load the shipped default model of ``language`` (see :mod:`inflect.models`).
+        """Load the shipped default model of ``language`` (see :mod:`inflect.models`), or its
+        model of ``setting``.
 
         Raises:
             UnknownLanguageError: no language has this name (closest names listed).
-            NoDefaultModelError: nothing shipped for the language (those shipped listed).
+            NoDefaultModelError: nothing shipped for the language (those shipped listed), or
+                nothing of ``setting`` (the settings shipped listed).
             RegistryError, CheckpointError: a broken installation.
         """
         from inflect.models import default_model
 
-        entry = default_model(language, models_dir)
+        entry = default_model(language, models_dir, setting)
         return cls.from_checkpoints(entry.members, device=device, **options)
 
     # ------------------------------------------------------------------ inputs
@@ -868,10 +875,11 @@ def load_predictor(
     *,
     models_dir: str | os.PathLike[str] | None = None,
     device: str | torch.device = "cpu",
+    setting: str | None = None,
     **options: Any,
 ) -> Predictor:
     """The predictor of the given checkpoints (or folders of members), else of ``language``'s
-    shipped default model.
+    shipped default model (or its shipped model of ``setting``).
 
     When both are given, the checkpoints must know the language.
 
@@ -882,7 +890,7 @@ def load_predictor(
     if models:
         predictor = Predictor.from_checkpoints([Path(m) for m in models], device, **options)
     elif language:
-        predictor = Predictor.from_default(language, models_dir, device, **options)
+        predictor = Predictor.from_default(language, models_dir, device, setting, **options)
     else:
         raise ValueError("give a language (--lang) or a checkpoint (--model)")
     if language:

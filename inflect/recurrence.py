@@ -62,10 +62,12 @@ class RecurrenceSpec:
 
 
 def low_precision_matmul_dtype(device: torch.device) -> torch.dtype | None:
-    """``torch.bfloat16`` where this CPU computes bfloat16 products natively, else None.
+    """``torch.bfloat16`` where the device computes bfloat16 products natively, else None.
 
-    (On CUDA the trainer uses autocast instead.)
+    CUDA devices with bfloat16 support; CPUs with AVX512-BF16 (or AMX).
     """
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
     if device.type != "cpu":
         return None
     supported = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
@@ -110,37 +112,54 @@ def _dropout_masks(shape: tuple[int, ...], p: float, like: Tensor) -> Tensor | N
     return keep.to(like.dtype) / (1.0 - p)
 
 
-def _lstm(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
-    """LSTM nonlinearity (PyTorch's gate order i, f, g, o): h, c and what backward needs."""
+def _tanh(x: Tensor) -> Tensor:
+    """tanh as ``2σ(2x) - 1``: on the CPU builds measured, ``torch.sigmoid`` is vectorised and
+    ``torch.tanh`` about 6x slower per element; equal to float32 rounding (absolute error below
+    1.2e-7)."""
+    return torch.sigmoid(x * 2.0).mul_(2.0).sub_(1.0)
+
+
+def _gate_scale(H: int, like: Tensor) -> Tensor:
+    """(4H,) factors 1, 1, 2, 1 per gate block: σ of the scaled pre-activations gives σ for the
+    i, f, o gates and σ(2g) for the cell gate (tanh g = 2σ(2g) - 1)."""
+    scale = like.new_ones(4 * H)
+    scale[2 * H : 3 * H] = 2.0
+    return scale
+
+
+def _lstm(gates: Tensor, c: Tensor, scale: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """LSTM nonlinearity (PyTorch's gate order i, f, g, o).
+
+    Returns:
+        h, c, ``s`` = σ(scale · gates) (N, 4H) and tanh(c); the backward pass needs s and tanh(c).
+    """
     H = c.shape[-1]
-    s = torch.sigmoid(gates)
-    tg = torch.tanh(gates[:, 2 * H : 3 * H])
+    s = torch.sigmoid(gates * scale)
+    tg = s[:, 2 * H : 3 * H] * 2.0 - 1.0
     c_new = torch.addcmul(s[:, H : 2 * H] * c, s[:, :H], tg)
-    tc = torch.tanh(c_new)
-    return s[:, 3 * H :] * tc, c_new, s, tg, tc
+    tc = _tanh(c_new)
+    return s[:, 3 * H :] * tc, c_new, s, tc
 
 
 def _lstm_backward(
-    dh: Tensor, dc: Tensor, s: Tensor, tg: Tensor, tc: Tensor, c_prev: Tensor
+    dh: Tensor, dc: Tensor, s: Tensor, tc: Tensor, c_prev: Tensor, slope: Tensor
 ) -> tuple[Tensor, Tensor]:
-    """Gradients of the gate pre-activations (N, 4H) and of the previous cell state (N, H)."""
+    """Gradients of the gate pre-activations (N, 4H) and of the previous cell state (N, H).
+
+    ``s`` as returned by :func:`_lstm`; ``slope`` (4H,) = 1, 1, 4, 1 per block (the derivative
+    of tanh g = 2σ(2g) - 1 is 4σ'(2g)).
+    """
     H = c_prev.shape[-1]
     si, sf, so = s[:, :H], s[:, H : 2 * H], s[:, 3 * H :]
-    dc = dc + dh * so * (1.0 - tc * tc)
-    dgates = torch.cat(
-        [
-            dc * tg * si * (1.0 - si),
-            dc * c_prev * sf * (1.0 - sf),
-            dc * si * (1.0 - tg * tg),
-            dh * tc * so * (1.0 - so),
-        ],
-        dim=-1,
-    )
-    return dgates, dc * sf
+    tg = s[:, 2 * H : 3 * H] * 2.0 - 1.0
+    dc = torch.addcmul(dc, dh * so, 1.0 - tc * tc)
+    d_act = torch.cat([dc * tg, dc * c_prev, dc * si, dh * tc], dim=-1)
+    return d_act.mul_(s * (1.0 - s)).mul_(slope), dc * sf
 
 
 class _Recurrence(torch.autograd.Function):
     @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
     def forward(  # type: ignore[override]
         ctx: Any,
         spec: RecurrenceSpec,
@@ -158,102 +177,105 @@ class _Recurrence(torch.autograd.Function):
         weights, biases = layer_params[:L], layer_params[L:]
         B, T, _ = input_gates.shape
         H = h0.shape[-1]
-        pad = ~mask
+        pad = (~mask).unsqueeze(1)  # (B, 1, S)
         feed_masks = _dropout_masks((T, B, H), spec.dropout, memory)
         layer_masks = _dropout_masks((T, L - 1, B, H), spec.dropout, memory) if L > 1 else None
         dt = spec.matmul_dtype
         w_steps = [w.t() if dt is None else w.t().to(dt) for w in weights]
         w_comb = w_combine.t() if dt is None else w_combine.t().to(dt)
+        keys_t = keys.transpose(1, 2).contiguous()  # (B, H, S): q K^T as a row-vector product
+        scale = _gate_scale(H, memory)
         h = list(h0.unbind(0))
         c = list(c0.unbind(0))
         feed = memory.new_zeros((B, H))
-        feeds, attns = [], []
-        saved: list[dict[str, Any]] = []
-        pre = input_gates + gate_bias.unsqueeze(1)
+        pre = (input_gates + gate_bias.unsqueeze(1)).transpose(0, 1)  # (T, B, 4H)
+        # per step and layer: inputs x, σ of the gates, tanh c, previous c
+        xs: list[list[Tensor]] = [[] for _ in range(L)]
+        ss: list[list[Tensor]] = [[] for _ in range(L)]
+        tcs: list[list[Tensor]] = [[] for _ in range(L)]
+        cs: list[list[Tensor]] = [[] for _ in range(L)]
+        qs, ps, zs, raws, feeds = [], [], [], [], []
         for t in range(T):
-            step: dict[str, Any] = {"x": [], "s": [], "tg": [], "tc": [], "c_prev": []}
-            below = None
+            below = feed
             for layer in range(L):
                 if layer == 0:
                     x = torch.cat([feed, h[0]], dim=-1)
-                    gates = _mm(x, w_steps[0], dt) + pre[:, t]
+                    gates = _mm(x, w_steps[0], dt).add_(pre[t])
                 else:
                     inp = below if layer_masks is None else below * layer_masks[t, layer - 1]
                     x = torch.cat([inp, h[layer]], dim=-1)
-                    gates = _mm(x, w_steps[layer], dt) + biases[layer - 1]
-                step["c_prev"].append(c[layer])
-                h[layer], c[layer], s, tg, tc = _lstm(gates, c[layer])
-                step["x"].append(x)
-                step["s"].append(s)
-                step["tg"].append(tg)
-                step["tc"].append(tc)
+                    gates = _mm(x, w_steps[layer], dt).add_(biases[layer - 1])
+                cs[layer].append(c[layer])
+                h[layer], c[layer], sig, tc = _lstm(gates, c[layer], scale)
+                xs[layer].append(x)
+                ss[layer].append(sig)
+                tcs[layer].append(tc)
                 below = h[layer]
             q = below
-            scores = (keys * q.unsqueeze(1)).sum(-1).float().masked_fill(pad, float("-inf"))
-            p = entmax(scores, spec.alpha, dim=-1)
-            context = (p.unsqueeze(-1).to(memory.dtype) * memory).sum(1)
+            scores = torch.matmul(q.unsqueeze(1), keys_t).masked_fill_(pad, float("-inf"))
+            p = entmax(scores.squeeze(1).float(), spec.alpha, dim=-1)
+            context = torch.bmm(p.unsqueeze(1).to(memory.dtype), memory).squeeze(1)
             z = torch.cat([context, q], dim=-1)
-            raw = torch.tanh(_mm(z, w_comb, dt))
+            raw = _tanh(_mm(z, w_comb, dt))
             feed = raw if feed_masks is None else raw * feed_masks[t]
-            step.update(q=q, p=p, z=z, raw=raw)
-            saved.append(step)
+            qs.append(q)
+            ps.append(p)
+            zs.append(z)
+            raws.append(raw)
             feeds.append(feed)
-            attns.append(p)
-        ctx.spec = spec
-        ctx.steps = saved
-        ctx.masks = (feed_masks, layer_masks)
-        ctx.L = L
+        ctx.spec, ctx.L = spec, L
+        ctx.saved = (xs, ss, tcs, cs, qs, ps, zs, raws, feed_masks, layer_masks)
         ctx.save_for_backward(keys, memory, w_combine, *weights)
-        return torch.stack(feeds, dim=1), torch.stack(attns, dim=1)
+        return torch.stack(feeds, dim=1), torch.stack(ps, dim=1)
 
     @staticmethod
+    @torch.amp.custom_bwd(device_type="cuda")
     def backward(ctx: Any, d_feeds: Tensor, d_attns: Tensor | None) -> tuple[Any, ...]:
         keys, memory, w_combine, *weights = ctx.saved_tensors
-        spec, steps, L = ctx.spec, ctx.steps, ctx.L
+        spec, L = ctx.spec, ctx.L
+        xs, ss, tcs, cs, qs, ps, zs, raws, feed_masks, layer_masks = ctx.saved
         dt = spec.matmul_dtype
         if dt is not None:
             w_combine = w_combine.to(dt)
             weights = [w.to(dt) for w in weights]
-        feed_masks, layer_masks = ctx.masks
-        T = len(steps)
+        T = len(ps)
         B, _, H = memory.shape
+        slope = _gate_scale(H, memory)
+        slope[2 * H : 3 * H] = 4.0
+        mem_t = memory.transpose(1, 2)  # (B, H, S)
         dh = [memory.new_zeros((B, H)) for _ in range(L)]
         dc = [memory.new_zeros((B, H)) for _ in range(L)]
         d_feed_next = memory.new_zeros((B, H))
-        d_keys = torch.zeros_like(keys)
-        d_memory = torch.zeros_like(memory)
-        d_input_gates = [None] * T
+        d_input_gates: list[Tensor] = [memory] * T
         grads_w: list[list[Tensor]] = [[] for _ in range(L)]
         grads_c: list[Tensor] = []
+        d_contexts: list[Tensor] = [memory] * T
+        d_scores_all: list[Tensor] = [memory] * T
         d_biases = [memory.new_zeros(weights[i].shape[0]) for i in range(1, L)]
         for t in range(T - 1, -1, -1):
-            st = steps[t]
             d_feed = d_feeds[:, t] + d_feed_next
             if feed_masks is not None:
                 d_feed = d_feed * feed_masks[t]
-            raw = st["raw"]
-            d_pre_c = d_feed * (1.0 - raw * raw)
+            raw = raws[t]
+            d_pre_c = torch.addcmul(d_feed, d_feed * raw, raw, value=-1.0)  # tanh'
             grads_c.append(d_pre_c)
             dz = _mm(d_pre_c, w_combine, dt)
             d_context, dq = dz[:, :H], dz[:, H:]
-            p = st["p"]
-            dp = (memory * d_context.unsqueeze(1)).sum(-1).float()
+            d_contexts[t] = d_context
+            dp = torch.bmm(d_context.unsqueeze(1), mem_t).squeeze(1).float()
             if d_attns is not None:
                 dp = dp + d_attns[:, t]
-            d_memory += p.unsqueeze(-1).to(memory.dtype) * d_context.unsqueeze(1)
-            d_scores = entmax_backward(p, dp, spec.alpha).to(keys.dtype)
-            q = st["q"]
-            dq = dq + (keys * d_scores.unsqueeze(-1)).sum(1)
-            d_keys += d_scores.unsqueeze(-1) * q.unsqueeze(1)
-            d_above = dq
+            d_scores = entmax_backward(ps[t], dp, spec.alpha).to(keys.dtype)
+            d_scores_all[t] = d_scores
+            d_above = dq + torch.bmm(d_scores.unsqueeze(1), keys).squeeze(1)
             for layer in range(L - 1, -1, -1):
                 dgates, dc[layer] = _lstm_backward(
                     d_above + dh[layer],
                     dc[layer],
-                    st["s"][layer],
-                    st["tg"][layer],
-                    st["tc"][layer],
-                    st["c_prev"][layer],
+                    ss[layer][t],
+                    tcs[layer][t],
+                    cs[layer][t],
+                    slope,
                 )
                 grads_w[layer].append(dgates)
                 dx = _mm(dgates, weights[layer], dt)
@@ -267,15 +289,18 @@ class _Recurrence(torch.autograd.Function):
                     d_above = dx[:, :width]
                     if layer_masks is not None:
                         d_above = d_above * layer_masks[t, layer - 1]
-        # one product per matrix over all steps (grads were collected from t = T-1 down to 0)
+        # the memory's and the keys' gradients, and one product per matrix, over all steps
+        p_all = torch.stack(ps, dim=1).to(memory.dtype)  # (B, T, S)
+        d_memory = torch.bmm(p_all.transpose(1, 2), torch.stack(d_contexts, dim=1))
+        d_keys = torch.bmm(torch.stack(d_scores_all, dim=2), torch.stack(qs, dim=1))
         d_weights = []
         for layer in range(L):
-            g = torch.cat(grads_w[layer])
-            x = torch.cat([steps[t]["x"][layer] for t in range(T - 1, -1, -1)])
+            g = torch.cat(grads_w[layer])  # steps T-1 .. 0
+            x = torch.cat(xs[layer][::-1])
             d_weights.append(_mm(g.t(), x if dt is None else x.to(dt), dt))
-        z = torch.cat([steps[t]["z"] for t in range(T - 1, -1, -1)])
+        z = torch.cat(zs[::-1])
         d_combine = _mm(torch.cat(grads_c).t(), z if dt is None else z.to(dt), dt)
-        d_ig = torch.stack(d_input_gates, dim=1)  # type: ignore[arg-type]
+        d_ig = torch.stack(d_input_gates, dim=1)
         return (
             None,
             d_ig,
@@ -336,63 +361,70 @@ class _BiLSTMLayer(torch.autograd.Function):
     """
 
     @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
     def forward(  # type: ignore[override]
         ctx: Any, pre: Tensor, w_hh: Tensor, mask: Tensor
     ) -> tuple[Tensor, Tensor, Tensor]:
-        # pre: (2, B, S, 4h) input terms of both directions; w_hh: (2, 4h, h); mask: (B, S)
+        # pre: (2, B, S, 4h) input terms of both directions; w_hh: (2, 4h, h); mask: (B, S).
+        # Step k reads position k (forward direction) and S-1-k (backward direction): the
+        # backward direction's inputs and masks are flipped once, so a step is one slice.
         _, B, S, _ = pre.shape
         h_dim = w_hh.shape[-1]
+        steps = torch.stack([pre[0], pre[1].flip(1)]).permute(2, 0, 1, 3)  # (S, 2, B, 4h)
+        keep = mask.to(pre.dtype)
+        masks = torch.stack([keep, keep.flip(1)]).permute(2, 0, 1).unsqueeze(-1)  # (S, 2, B, 1)
+        scale = _gate_scale(h_dim, pre)
         h = pre.new_zeros((2, B, h_dim))
         c = pre.new_zeros((2, B, h_dim))
         w_t = w_hh.transpose(1, 2)
-        keep = mask.to(pre.dtype)
-        out = pre.new_zeros((2, B, S, h_dim))
-        saved = []
+        outs, saved = [], []
         for k in range(S):
-            pos = (k, S - 1 - k)
-            m = torch.stack([keep[:, pos[0]], keep[:, pos[1]]]).unsqueeze(-1)  # (2, B, 1)
-            gates = torch.stack([pre[0, :, pos[0]], pre[1, :, pos[1]]]) + torch.bmm(h, w_t)
-            h_new, c_new, s, tg, tc = _lstm(gates.reshape(2 * B, -1), c.reshape(2 * B, -1))
-            h_new, c_new = h_new.view(2, B, h_dim), c_new.view(2, B, h_dim)
-            saved.append((h, c, s, tg, tc, m))
+            m = masks[k]
+            gates = torch.baddbmm(steps[k], h, w_t)
+            h_new, c_new, sig, tc = _lstm(gates.view(2 * B, -1), c.view(2 * B, -1), scale)
+            h_new = h_new.view(2, B, h_dim)
+            saved.append((h, c, sig, tc))
             h = torch.lerp(h, h_new, m)
-            c = torch.lerp(c, c_new, m)
-            out[0, :, pos[0]] = h_new[0] * m[0]
-            out[1, :, pos[1]] = h_new[1] * m[1]
+            c = torch.lerp(c, c_new.view(2, B, h_dim), m)
+            outs.append(h_new * m)
+        out = torch.stack(outs, dim=2)  # (2, B, S, h) in step order
+        out = torch.stack([out[0], out[1].flip(1)])
         ctx.saved = saved
-        ctx.save_for_backward(w_hh)
+        ctx.save_for_backward(w_hh, masks)
         return out, h, c
 
     @staticmethod
+    @torch.amp.custom_bwd(device_type="cuda")
     def backward(ctx: Any, d_out: Tensor, d_h: Tensor, d_c: Tensor) -> tuple[Tensor, Tensor, None]:
-        (w_hh,) = ctx.saved_tensors
+        w_hh, masks = ctx.saved_tensors
         saved = ctx.saved
         S = len(saved)
         _, B, h_dim = d_h.shape
-        d_pre = d_out.new_zeros((2, B, S, 4 * h_dim))
+        slope = _gate_scale(h_dim, d_h)
+        slope[2 * h_dim : 3 * h_dim] = 4.0
+        d_steps = torch.stack([d_out[0], d_out[1].flip(1)]).permute(2, 0, 1, 3)  # (S, 2, B, h)
+        d_pre_steps: list[Tensor] = [d_h] * S
         grads, inputs = [], []
-        dh, dc = d_h.clone(), d_c.clone()
+        dh, dc = d_h, d_c
         for k in range(S - 1, -1, -1):
-            pos = (k, S - 1 - k)
-            h_prev, c_prev, s, tg, tc, m = saved[k]
-            d_here = torch.stack([d_out[0, :, pos[0]], d_out[1, :, pos[1]]])
-            dh_new = m * (dh + d_here)
-            dc_new = m * dc
+            h_prev, c_prev, sig, tc = saved[k]
+            m = masks[k]
             dgates, dc_cell = _lstm_backward(
-                dh_new.reshape(2 * B, -1),
-                dc_new.reshape(2 * B, -1),
-                s,
-                tg,
+                (m * (dh + d_steps[k])).view(2 * B, -1),
+                (m * dc).view(2 * B, -1),
+                sig,
                 tc,
                 c_prev.reshape(2 * B, -1),
+                slope,
             )
             dgates = dgates.view(2, B, -1)
-            d_pre[0, :, pos[0]] = dgates[0]
-            d_pre[1, :, pos[1]] = dgates[1]
+            d_pre_steps[k] = dgates
             grads.append(dgates)
             inputs.append(h_prev)
-            dh = (1.0 - m) * dh + torch.bmm(dgates, w_hh)
-            dc = (1.0 - m) * dc + dc_cell.view(2, B, h_dim)
+            dh = torch.baddbmm(torch.lerp(dh, torch.zeros_like(dh), m), dgates, w_hh)
+            dc = torch.lerp(dc, dc_cell.view(2, B, h_dim), m)
+        d_pre = torch.stack(d_pre_steps, dim=2)  # (2, B, S, 4h) in step order
+        d_pre = torch.stack([d_pre[0], d_pre[1].flip(1)])
         # W_hh's gradient in one batched product over all steps: (2, 4h, S·B) x (2, S·B, h)
         d_w = torch.bmm(torch.cat(grads, dim=1).transpose(1, 2), torch.cat(inputs, dim=1))
         return d_pre, d_w, None

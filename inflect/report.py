@@ -1,4 +1,11 @@
-"""Rendering with rich: tables for the command line. Rendering only — no computation here."""
+"""Rendering: rich tables for a terminal, TSV with a header for a pipe. Rendering only — no
+computation here.
+
+User text (lemmas, forms, tag bundles, language names, paths, model names) is shown verbatim:
+every such string enters a rich renderable as a :class:`rich.text.Text` (never parsed as console
+markup), and TSV refuses a control character in a field (:func:`tsv_line`) instead of letting
+it shift the columns.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +46,53 @@ def human_size(size: int) -> str:
     raise AssertionError("unreachable")
 
 
+# --- TSV: what every command prints in a pipe -------------------------------------------------
+
+
+def _tsv_value(value: object) -> str:
+    """A field: text as is, None and NaN empty, a float by its shortest round-trip ``repr``."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        value = float(value)  # type: ignore[arg-type]
+        return "" if value != value else repr(value)
+    if type(value).__name__.startswith(("int", "uint")):
+        return str(int(value))  # type: ignore[call-overload]
+    return "" if str(value) in ("<NA>", "nan", "NaT") else str(value)
+
+
+def tsv_line(fields: Sequence[object]) -> str:
+    """One TSV line (no newline): the fields joined by TAB (see :func:`_tsv_value`).
+
+    Raises:
+        ValueError: a field holds a control character (a TAB or a line break would shift or split
+            the columns); the message names the field and the character.
+    """
+    from inflect.data import control_character
+
+    texts = [_tsv_value(f) for f in fields]
+    for text in texts:
+        found = control_character(text)
+        if found is not None:
+            raise ValueError(f"cannot write {text!r} as a TSV field: control character {found}")
+    return "\t".join(texts)
+
+
+def tsv_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A header line and one line per row, each ending in a newline."""
+    return "".join(tsv_line(row) + "\n" for row in [header, *rows])
+
+
+def frame_tsv(frame: pd.DataFrame) -> str:
+    """A DataFrame as TSV: its column names as the header, one line per row, numbers at full
+    precision (floats by ``repr``), NaN empty."""
+    return tsv_table([str(c) for c in frame.columns], list(frame.itertuples(index=False)))
+
+
 def _length(text: str | None) -> str:
     """Length in code points, or a dash."""
     return "—" if text is None else f"{len(text)}"
@@ -48,10 +102,10 @@ def stats_table(stats: Sequence[SplitStats]) -> Group:
     """Statistics of a language's files: one column per split, one row per statistic, then the
     longest lemma and form of each split (see :class:`inflect.stats.SplitStats`)."""
     title = stats[0].language if stats else ""
-    table = Table(title=f"{title} (CoNLL–SIGMORPHON 2018 task 1)")
+    table = Table(title=Text(f"{title} (CoNLL–SIGMORPHON 2018 task 1)"))
     table.add_column("", no_wrap=True)
     for s in stats:
-        table.add_column(_SHORT_SPLITS.get(s.split, s.split), justify="right")
+        table.add_column(Text(_SHORT_SPLITS.get(s.split, s.split)), justify="right")
     rows: list[tuple[str, list[str]]] = [
         ("pairs", [f"{s.pairs:,}" for s in stats]),
         ("lemmas", [f"{s.lemmas:,}" for s in stats]),
@@ -74,9 +128,9 @@ def stats_table(stats: Sequence[SplitStats]) -> Group:
     longest.add_column("what", no_wrap=True)
     longest.add_column("text", overflow="fold")
     for s in stats:
-        longest.add_row(s.split, "lemma", s.longest_lemma)
+        longest.add_row(Text(s.split), "lemma", Text(s.longest_lemma))
         if s.longest_form is not None:
-            longest.add_row("", "form", s.longest_form)
+            longest.add_row("", "form", Text(s.longest_form))
     notes = Text(
         "characters: distinct code points of lemmas and forms; symbols: the language spec's "
         "model-side symbols; bundles: distinct sets of UniMorph features; with spaces: pairs "
@@ -87,6 +141,19 @@ def stats_table(stats: Sequence[SplitStats]) -> Group:
     return Group(table, longest, notes)
 
 
+def stats_tsv(stats: Sequence[SplitStats]) -> str:
+    """Statistics of a language's files as TSV: one line per split; the columns are the fields
+    of :class:`inflect.stats.SplitStats` in order (language, split, pairs, lemmas, characters,
+    symbols, features, bundles, with_spaces, longest_lemma, longest_form, multi_order_bundles,
+    duplicate_feature_bundles, padded_feature_bundles, blank_lines)."""
+    import dataclasses
+
+    from inflect.stats import SplitStats
+
+    names = [f.name for f in dataclasses.fields(SplitStats)]
+    return tsv_table(names, [[getattr(s, n) for n in names] for s in stats])
+
+
 def datasets_table(manifests: Sequence[Manifest], present: Sequence[int]) -> Table:
     """The shipped datasets: name, description, files (present locally), size, licence."""
     table = Table(title="datasets")
@@ -95,27 +162,53 @@ def datasets_table(manifests: Sequence[Manifest], present: Sequence[int]) -> Tab
     for manifest, here in zip(manifests, present, strict=True):
         size = sum(f.size for f in manifest.files)
         table.add_row(
-            manifest.name,
-            manifest.title,
+            Text(manifest.name),
+            Text(manifest.title),
             f"{len(manifest.files)} ({here})",
             human_size(size),
-            manifest.licence,
+            Text(manifest.licence),
         )
     return table
+
+
+#: Columns of :func:`datasets_tsv`.
+DATASETS_TSV_COLUMNS = ("dataset", "description", "files", "files_here", "size_bytes", "licence")
+
+
+def datasets_tsv(manifests: Sequence[Manifest], present: Sequence[int]) -> str:
+    """The shipped datasets as TSV (:data:`DATASETS_TSV_COLUMNS`): name, description, number of
+    files, how many are in the data folder, bytes, licence."""
+    rows = [
+        (m.name, m.title, len(m.files), here, sum(f.size for f in m.files), m.licence)
+        for m, here in zip(manifests, present, strict=True)
+    ]
+    return tsv_table(DATASETS_TSV_COLUMNS, rows)
+
+
+def languages_tsv(name: str, rows: Sequence[LanguageSummary], splits: Sequence[str]) -> str:
+    """A dataset's languages as TSV: dataset, language, examples per split (one column per
+    split, named as the split, e.g. ``train-high``; empty where the language has none),
+    size_bytes, files_here, files."""
+    header = ["dataset", "language", *splits, "size_bytes", "files_here", "files"]
+    lines = [
+        [name, r.language, *(r.records.get(s) for s in splits), r.size, r.present, r.files]
+        for r in rows
+    ]
+    return tsv_table(header, lines)
 
 
 def languages_table(name: str, rows: Sequence[LanguageSummary], splits: Sequence[str]) -> Table:
     """Per-language examples per split (— where a split does not exist), size and how many of
     the language's files are in the data folder."""
-    table = Table(title=f"{name}: examples per split")
+    table = Table(title=Text(f"{name}: examples per split"))
     table.add_column("language", no_wrap=True)
     for split in splits:
-        table.add_column(_SHORT_SPLITS.get(split, split), justify="right")
+        table.add_column(Text(_SHORT_SPLITS.get(split, split)), justify="right")
     table.add_column("size", justify="right", no_wrap=True)
     table.add_column("here", justify="right")
     for row in rows:
         table.add_row(
-            row.language,
+            Text(row.language),
             *(f"{row.records[s]:,}" if s in row.records else "—" for s in splits),
             human_size(row.size),
             f"{row.present}/{row.files}",
@@ -153,20 +246,21 @@ def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task
     """The frame of :func:`inflect.scoring.score_predictions` as a table: one row per language,
     the macro-average last; accuracy (percent) and mean Levenshtein distance at 2 decimals, as
     the shared-task scorer prints them."""
-    table = Table(title=title)
+    table = Table(title=Text(title))
     table.add_column("language", no_wrap=True)
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")
     table.add_column("levenshtein", justify="right")
-    counts = [c for c in ("missing", "extra", "gold_duplicates", "pred_duplicates")
-              if c in frame.columns]
+    counts = [
+        c for c in ("missing", "extra", "gold_duplicates", "pred_duplicates") if c in frame.columns
+    ]
     for column in counts:
         table.add_column(column.replace("_", " "), justify="right")
     last = len(frame) - 1
     for i, row in enumerate(frame.itertuples(index=False)):
         values = row._asdict()
         table.add_row(
-            str(values["language"]),
+            Text(str(values["language"])),
             f"{values['n']:,}",
             f"{values['accuracy']:.2f}",
             f"{values['levenshtein']:.2f}",
@@ -204,7 +298,7 @@ def prediction_table(pred: Record) -> Group:
     where = f" — {pred.where}" if pred.where is not None else ""
     first, tags, language = pred.inputs
     table = Table(
-        title=f"[bold]{first}[/bold]  {tags}  ({language}){where}",
+        title=Text.assemble((first, "bold"), f"  {tags}  ({language}){where}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -212,7 +306,9 @@ def prediction_table(pred: Record) -> Group:
     table.add_column("probability", justify="right", no_wrap=True)
     table.add_column("", width=24, no_wrap=True)
     for f in pred.forms:
-        table.add_row(f.form, _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24))
+        table.add_row(
+            Text(f.form), _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24)
+        )
     if not pred.forms:
         table.add_row(Text("no form finished", style="dim"), "—", "")
     parts: list = [table]
@@ -222,21 +318,52 @@ def prediction_table(pred: Record) -> Group:
     return Group(*parts)
 
 
+#: Columns of :func:`prediction_tsv` (``inflect predict`` in a pipe).
+PREDICTION_TSV_COLUMNS = (
+    "lemma",
+    "tags",
+    "language",
+    "certificate",
+    "count",
+    "rank",
+    "form",
+    "probability",
+)
+#: The same columns as ``inflect translate`` names them.
+TRANSLATION_TSV_COLUMNS = (
+    "sentence",
+    "tags",
+    "pair",
+    "certificate",
+    "count",
+    "rank",
+    "translation",
+    "probability",
+)
+
+
 def prediction_tsv(pred: Record) -> str:
-    """One prediction as one TSV line (no newline): ``lemma, tags, language, certificate, count``
-    then the forms and their probabilities alternating (``form_1, p_1, form_2, p_2, ...``); a
-    translation (:class:`inflect.translate.Translation`) has ``source, "", pair`` in the first
-    three columns.
+    """One prediction as TSV lines (no final newline), one per form listed, in the fixed
+    layout :data:`PREDICTION_TSV_COLUMNS`: ``lemma, tags, language, certificate, count, rank,
+    form, probability``; a translation (:class:`inflect.translate.Translation`) has
+    ``source, "", pair`` in the first three columns (:data:`TRANSLATION_TSV_COLUMNS`).
 
     ``certificate`` is ``full_support``, ``mode_only`` or ``none``; ``count`` is the number of
-    forms listed, or ``>N`` when more than N forms have nonzero probability. Probabilities are
-    written with Python's shortest round-trip ``repr``.
+    forms listed, or ``>N`` when more than N forms have nonzero probability; ``rank`` is 1 for the
+    most probable form; probabilities are written with Python's shortest round-trip ``repr``. An
+    input for which no form finished has one line with ``rank``, ``form`` and ``probability``
+    empty.
+
+    Raises:
+        ValueError: a field holds a control character (see :func:`tsv_line`).
     """
     count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
-    fields = [*pred.inputs, pred.certificate.value, count]
-    for f in pred.forms:
-        fields += [f.form, repr(f.probability)]
-    return "\t".join(fields)
+    head = [*pred.inputs, pred.certificate.value, count]
+    if not pred.forms:
+        return tsv_line([*head, None, None, None])
+    return "\n".join(
+        tsv_line([*head, rank, f.form, f.probability]) for rank, f in enumerate(pred.forms, start=1)
+    )
 
 
 def prediction_jsonl(pred: Record) -> str:
@@ -250,7 +377,7 @@ def prediction_2018(pred: Prediction) -> str:
     """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags`` (the most
     probable form; empty when none finished), as `inflect evaluate --pred` reads it."""
     best = pred.best.form if pred.best is not None else ""
-    return f"{pred.lemma}\t{best}\t{pred.tags}"
+    return tsv_line([pred.lemma, best, pred.tags])
 
 
 def models_table(models: Sequence[ShippedModel]) -> Table:
@@ -258,6 +385,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     commands that trained them."""
     table = Table(title="shipped default models")
     table.add_column("language", no_wrap=True)
+    table.add_column("model", no_wrap=True)
     table.add_column("members", justify="right")
     table.add_column("dev accuracy %", justify="right")
     table.add_column("setting")
@@ -267,24 +395,37 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
         missing = f" ({len(m.missing)} missing)" if m.missing else ""
         about = "\n".join([m.data, *m.commands] if m.data else m.commands)
         table.add_row(
-            m.language,
+            Text(m.language),
+            Text(m.name or m.language),
             f"{len(m.members)}{missing}",
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
-            m.setting or "—",
+            Text(m.setting or "—"),
             human_size(m.size_bytes),
-            about or "—",
+            Text(about or "—"),
         )
     return table
 
 
 def models_tsv(models: Sequence[ShippedModel]) -> str:
-    """The shipped default models as tab-separated lines with a header: language, members (the
-    member checkpoint paths, comma-separated), dev_accuracy (percent, empty if unknown), setting,
-    size_bytes, data, commands (``" && "``-joined)."""
-    lines = ["language\tmembers\tdev_accuracy\tsetting\tsize_bytes\tdata\tcommands"]
+    """The shipped default models as tab-separated lines with a header: language, model (its
+    registry name), members (the member checkpoint paths, comma-separated), dev_accuracy (percent
+    on the language's dev file, empty if unknown), setting, size_bytes, data, commands
+    (``" && "``-joined)."""
+    header = [
+        "language",
+        "model",
+        "members",
+        "dev_accuracy",
+        "setting",
+        "size_bytes",
+        "data",
+        "commands",
+    ]
+    rows = []
     for m in models:
         fields = [
             m.language,
+            m.name or m.language,
             ",".join(str(p) for p in m.members),
             "" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             m.setting,
@@ -292,8 +433,8 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
             m.data,
             " && ".join(m.commands),
         ]
-        lines.append("\t".join(" ".join(f.split()) for f in fields))
-    return "\n".join(lines) + "\n"
+        rows.append([" ".join(f.split()) for f in fields])
+    return tsv_table(header, rows)
 
 
 # --- inflect evaluate --model / inflect report ambiguity / inflect explain ---------------------
@@ -308,16 +449,22 @@ def _mean(value: float) -> str:
 
 
 def _frame_table(frame: pd.DataFrame, title: str, columns: list) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=Text(title), box=box.SIMPLE_HEAD, pad_edge=False)
     columns = [c for c in columns if c[1] in frame.columns]
     for header, key, _ in columns:
-        table.add_column(header, justify="left" if key == "language" else "right", no_wrap=True,
-                         min_width=len(header))
+        table.add_column(
+            header,
+            justify="left" if key == "language" else "right",
+            no_wrap=True,
+            min_width=len(header),
+        )
     last = len(frame) - 1
     for i, row in enumerate(frame.to_dict("records")):
-        table.add_row(*(fmt(row[key]) for _, key, fmt in columns),
-                      style="bold" if i == last and len(frame) > 1 else None,
-                      end_section=i == last - 1)
+        table.add_row(
+            *(Text(fmt(row[key])) for _, key, fmt in columns),
+            style="bold" if i == last and len(frame) > 1 else None,
+            end_section=i == last - 1,
+        )
     return table
 
 
@@ -326,14 +473,17 @@ def evaluation_table(frame: pd.DataFrame, title: str = "evaluation") -> Group:
     language and the macro-average last: the shared task's scores (accuracy in percent, mean
     Levenshtein distance, 2 decimals as the scorer prints them; inputs the model rejected), then
     the sparsity statistics (shares in percent, 1 decimal; means at 2 decimals)."""
+
     def count(v: int) -> str:
         return f"{v:,}"
 
     scores = [
-        ("language", "language", str), ("n", "n", count),
+        ("language", "language", str),
+        ("n", "n", count),
         ("accuracy %", "accuracy", lambda v: f"{v:.2f}"),
         ("levenshtein", "levenshtein", lambda v: f"{v:.2f}"),
-        ("missing", "missing", count), ("rejected", "rejected", count),
+        ("missing", "missing", count),
+        ("rejected", "rejected", count),
     ]
     sparsity = [
         ("language", "language", str),
@@ -345,12 +495,17 @@ def evaluation_table(frame: pd.DataFrame, title: str = "evaluation") -> Group:
         ("attended", "mean_attended", _mean),
         ("dens. %", "attention_density", _share),
     ]
-    return Group(_frame_table(frame, title, scores),
-                 _frame_table(frame, "sparsity", sparsity),
-                 Text("1-str: all probability on one form; full / mode: certified full support / "
-                      "mode only; strings: forms of nonzero probability; step: output support "
-                      "size per decoding step; attended: source symbols per output symbol; dens.: "
-                      "nonzero attention weights / all", style="dim"))
+    return Group(
+        _frame_table(frame, title, scores),
+        _frame_table(frame, "sparsity", sparsity),
+        Text(
+            "1-str: all probability on one form; full / mode: certified full support / "
+            "mode only; strings: forms of nonzero probability; step: output support "
+            "size per decoding step; attended: source symbols per output symbol; dens.: "
+            "nonzero attention weights / all",
+            style="dim",
+        ),
+    )
 
 
 def _forms_text(
@@ -538,11 +693,11 @@ def attention_heatmap(explanation: Explanation) -> Table:
     columns source symbols; a nonzero weight is a shaded cell showing the weight in percent
     (rounded; ``·`` below 0.5 %), an exact zero is blank."""
     matrix = explanation.attention
-    table = Table(title=f"attention: {explanation.prediction.lemma} "
-                        f"{explanation.prediction.tags}", box=box.SIMPLE, padding=(0, 0))
+    title = Text(f"attention: {explanation.prediction.lemma} {explanation.prediction.tags}")
+    table = Table(title=title, box=box.SIMPLE, padding=(0, 0))
     table.add_column("", justify="right", no_wrap=True)
     for symbol in explanation.source:
-        table.add_column(symbol, justify="center", width=4, no_wrap=True)
+        table.add_column(Text(symbol), justify="center", width=4, no_wrap=True)
     for label, row in zip(explanation.target, matrix, strict=True):
         cells = []
         for weight in row:
@@ -553,8 +708,90 @@ def attention_heatmap(explanation: Explanation) -> Table:
             level = round(80 + 175 * (1.0 - weight))
             shown = f"{round(100 * weight)}" if weight >= 0.005 else "·"
             cells.append(Text(shown.center(4), style=f"black on rgb({level},{level},255)"))
-        table.add_row(label, *cells)
+        table.add_row(Text(label), *cells)
     return table
+
+
+def _panels(explanation: Explanation) -> list:
+    """The explanation's panels, or the best string alone where it has none."""
+    from inflect.explain import AttentionPanel
+
+    best = explanation.prediction.best
+    return list(explanation.panels) or [
+        AttentionPanel(
+            best.form if best else "",
+            best.probability if best else float("nan"),
+            explanation.target,
+            explanation.attention,
+        )
+    ]
+
+
+#: Columns of :func:`attention_tsv` (``inflect explain`` in a pipe).
+ATTENTION_TSV_COLUMNS = ("form", "probability", "step", "output", "position", "source", "weight")
+
+
+def attention_tsv(explanation: Explanation) -> str:
+    """The attention of an explanation's strings as TSV (:data:`ATTENTION_TSV_COLUMNS`), one line
+    per cell of each string's matrix, most probable string first: the form and its probability;
+    ``step`` (1-based decoding step) and ``output`` (the symbol it emitted, ``</s>`` last);
+    ``position`` (1-based) and ``source`` (the lemma's symbol); ``weight`` (exact zeros as
+    ``0.0``; floats by ``repr``)."""
+    rows = []
+    for panel in _panels(explanation):
+        for step, (label, weights) in enumerate(zip(panel.target, panel.attention, strict=True)):
+            for position, (symbol, weight) in enumerate(
+                zip(explanation.source, weights, strict=True)
+            ):
+                rows.append(
+                    (
+                        panel.form,
+                        panel.probability,
+                        step + 1,
+                        label,
+                        position + 1,
+                        symbol,
+                        float(weight),
+                    )
+                )
+    return tsv_table(ATTENTION_TSV_COLUMNS, rows)
+
+
+#: Columns of :func:`ambiguity_tsv` (``inflect report ambiguity`` in a pipe).
+AMBIGUITY_TSV_COLUMNS = (
+    "tags",
+    "lemma",
+    "language",
+    "gold",
+    "gold_in_support",
+    "certificate",
+    "count",
+    "rank",
+    "form",
+    "probability",
+)
+
+
+def ambiguity_tsv(report: AmbiguityReport) -> str:
+    """The ambiguous inputs as TSV (:data:`AMBIGUITY_TSV_COLUMNS`), one line per form, by tag
+    bundle as :func:`ambiguity_rich` orders them: ``gold`` empty where unknown;
+    ``gold_in_support`` ``true``, ``false`` or empty; ``count`` the number of forms, ``>N`` when
+    more than N have nonzero probability; ``rank`` 1 for the most probable form."""
+    rows = []
+    for group in report.groups:
+        for item in group.inputs:
+            count = f">{item.more_than}" if item.more_than is not None else len(item.forms)
+            head = (
+                item.tags,
+                item.lemma,
+                item.language,
+                item.gold,
+                item.gold_in_support,
+                item.certificate,
+                count,
+            )
+            rows += [(*head, rank, form, p) for rank, (form, p) in enumerate(item.forms, 1)]
+    return tsv_table(AMBIGUITY_TSV_COLUMNS, rows)
 
 
 def _weight_text(weight: float) -> str:
@@ -562,12 +799,8 @@ def _weight_text(weight: float) -> str:
     return "<.01" if weight < 0.005 else f"{weight:.2f}".lstrip("0")
 
 
-def attention_figure(explanation: Explanation, max_forms: int | None = None) -> Any:
-    """The attention of an explanation's strings as a matplotlib figure: one heat map panel per
-    string (``explanation.panels``, at most ``max_forms``; the best string alone where there are
-    no panels), each titled with its form and probability; rows are target symbols then
-    ``</s>``, columns source symbols (right to left for a right-to-left language); each nonzero
-    weight is written in its cell, exact zeros are blank (white); one shared colour scale.
+def check_plotting() -> Any:
+    """``matplotlib.pyplot`` with the file-only Agg backend.
 
     Raises:
         RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
@@ -581,20 +814,28 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
         raise RuntimeError(
             "--png needs matplotlib: pip install 'sparse-inflect[plot]' (or pip install matplotlib)"
         ) from None
+    return plt
+
+
+def _plain(text: str) -> str:
+    """User text for a matplotlib label: ``$`` escaped, so that it is never read as mathtext."""
+    return text.replace("$", r"\$")
+
+
+def attention_figure(explanation: Explanation, max_forms: int | None = None) -> Any:
+    """The attention of an explanation's strings as a matplotlib figure: one heat map panel per
+    string (``explanation.panels``, at most ``max_forms``; the best string alone where there are
+    no panels), each titled with its form and probability; rows are target symbols then
+    ``</s>``, columns source symbols (right to left for a right-to-left language); each nonzero
+    weight is written in its cell, exact zeros are blank (white); one shared colour scale.
+
+    Raises:
+        RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
+    """
+    plt = check_plotting()
     import numpy as np
 
-    from inflect.explain import AttentionPanel
-
-    panels = list(explanation.panels) or [
-        AttentionPanel(
-            explanation.prediction.best.form if explanation.prediction.best else "",
-            explanation.prediction.best.probability
-            if explanation.prediction.best
-            else float("nan"),
-            explanation.target,
-            explanation.attention,
-        )
-    ]
+    panels = _panels(explanation)
     panels = panels[:max_forms] if max_forms else panels
     cols = len(explanation.source)
     rows = max(len(p.target) for p in panels)
@@ -626,9 +867,11 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
                     fontsize=7,
                     color="white" if weight > 0.55 else "black",
                 )
-        ax.set_xticks(range(cols), labels=[s if s != " " else "␣" for s in explanation.source])
+        ax.set_xticks(
+            range(cols), labels=[_plain(s) if s != " " else "␣" for s in explanation.source]
+        )
         ax.set_yticks(
-            range(len(panel.target)), labels=[s if s != " " else "␣" for s in panel.target]
+            range(len(panel.target)), labels=[_plain(s) if s != " " else "␣" for s in panel.target]
         )
         ax.tick_params(length=0)
         if explanation.direction == "rtl":
@@ -637,12 +880,12 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
             "source (lemma)" + (", right to left" if explanation.direction == "rtl" else "")
         )
         ax.set_ylabel("output")
-        ax.set_title(f"{panel.form}   p = {_probability(panel.probability)}")
+        ax.set_title(f"{_plain(panel.form)}   p = {_probability(panel.probability)}")
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     pred = explanation.prediction
     fig.suptitle(
-        f"{pred.lemma}  {pred.tags}  ({pred.language}): attention, "
+        f"{_plain(pred.lemma)}  {_plain(pred.tags)}  ({pred.language}): attention, "
         f"{len(panels)} of {len(pred.forms)} form(s)"
     )
     fig.colorbar(image, ax=axes, label="attention weight (blank: exactly 0)", shrink=0.8)
@@ -650,19 +893,20 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
 
 
 def attention_png(explanation: Explanation, path: str, max_forms: int | None = None) -> None:
-    """Write :func:`attention_figure` as a PNG (atomically: :func:`inflect.files.atomic_write`).
+    """Write :func:`attention_figure` as a PNG (atomically, nothing left behind on a failure:
+    :func:`inflect.outputs.write_outputs`).
 
     Raises:
         RuntimeError: matplotlib is not installed.
-        OSError: the file cannot be written.
+        OSError: the file cannot be written (an :class:`inflect.outputs.OutputError` naming it).
     """
-    from inflect.files import atomic_write
+    from inflect.outputs import write_outputs
 
     fig = attention_figure(explanation, max_forms)
     import matplotlib.pyplot as plt
 
     try:
-        atomic_write(path, lambda temp: fig.savefig(temp, format="png", dpi=120))
+        write_outputs([(path, lambda temp: fig.savefig(temp, format="png", dpi=120))])
     finally:
         plt.close(fig)
 
@@ -670,13 +914,17 @@ def attention_png(explanation: Explanation, path: str, max_forms: int | None = N
 def frame_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     """A DataFrame as a Markdown table: floats at ``digits`` decimals, NaN as an em dash, ``|``
     escaped."""
+
     def cell(value: object) -> str:
         if isinstance(value, float):
             return "—" if value != value else f"{value:.{digits}f}"
         return _md_cell(str(value))
 
-    lines = ["| " + " | ".join(_md_cell(str(c)) for c in frame.columns) + " |",
-             "|" + "|".join("---" if i < 2 else "---:" for i in range(len(frame.columns))) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
+    lines = [
+        "| " + " | ".join(_md_cell(str(c)) for c in frame.columns) + " |",
+        "|" + "|".join("---" if i < 2 else "---:" for i in range(len(frame.columns))) + "|",
+    ]
+    lines += [
+        "| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)
+    ]
     return "\n".join(lines) + "\n"

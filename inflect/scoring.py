@@ -35,14 +35,12 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from inflect.data import (
-    DataFormatError,
     Example,
+    Format,
     Key,
-    TagBundle,
     input_key,
     language_from_filename,
-    parse_file,
-    read_examples,
+    read_inflections,
 )
 
 if TYPE_CHECKING:
@@ -200,17 +198,21 @@ def score_predictions(
     return frame
 
 
-def read_predictions(path: str | os.PathLike[str], language: str | None = None) -> list[Example]:
-    """Read a predictions file, ``lemma<TAB>form<TAB>tags`` (the scorer's guess format).
+def read_predictions(
+    path: str | os.PathLike[str], language: str | None = None, fmt: Format = "auto"
+) -> list[Example]:
+    """Read a predictions file, ``lemma<TAB>form<TAB>tags`` (the scorer's guess format) or the
+    2023 layout ``lemma<TAB>tags<TAB>form``.
 
-    Like :func:`inflect.data.read_examples` with format ``"2018"``, except that an empty (or
-    whitespace-only) predicted form is allowed and kept as written: a model may predict the empty
-    string, and the scorer reads it as such.
+    Like :func:`inflect.data.read_inflections`, except that an empty (or whitespace-only)
+    predicted form is allowed and kept as written: a model may predict the empty string, and the
+    scorer reads it as such.
 
     Args:
         path: the file.
         language: the language of every prediction (default: from the file name, as
             :func:`inflect.data.language_from_filename`).
+        fmt: ``"auto"`` (:func:`inflect.data.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The predictions in file order.
@@ -219,36 +221,25 @@ def read_predictions(path: str | os.PathLike[str], language: str | None = None) 
         DataFormatError: the first malformed line (file, line, value).
         OSError: the file cannot be read.
     """
-    parsed = parse_file(path, language, "2018", collect_errors=True)
-    examples = list(parsed.examples)
-    lang = language if language is not None else language_from_filename(path)
-    for error in parsed.errors:
-        if error.what != "empty form" or error.value is None or error.line is None:
-            raise error
-        lemma, form, tags_text = error.value.rstrip("\r").split("\t")
-        try:
-            tags = TagBundle.parse(tags_text)
-        except ValueError as exc:
-            raise DataFormatError(str(path), error.line, str(exc), tags_text) from None
-        examples.append(Example(lemma, tags, form, lang, str(path), error.line))
-    examples.sort(key=lambda e: e.line or 0)
-    return examples
+    return read_inflections(path, language, fmt, empty_form=True)
 
 
 def score_files(
     pred_paths: Sequence[str | os.PathLike[str]],
     gold_paths: Sequence[str | os.PathLike[str]],
     languages: Sequence[str] | None = None,
+    fmt: Format = "auto",
 ) -> pd.DataFrame:
     """Score prediction files against gold files, paired in order, one language per pair.
 
     Args:
         pred_paths: prediction files (``lemma<TAB>form<TAB>tags``, see :func:`read_predictions`).
-        gold_paths: gold files, one per prediction file (format detected as by
-            :func:`inflect.data.read_examples`).
+        gold_paths: gold files, one per prediction file.
         languages: one language name or alias per pair, resolved with
             :func:`inflect.languages.resolve`; default: each gold file's name
             (``german-dev`` -> ``german``).
+        fmt: the layout of every file: ``"auto"`` (each file's, by
+            :func:`inflect.data.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The frame of :func:`score_predictions`.
@@ -284,8 +275,8 @@ def score_files(
     gold: list[Example] = []
     pred: list[Example] = []
     for pred_path, gold_path, name in zip(pred_paths, gold_paths, names, strict=True):
-        gold.extend(read_examples(gold_path, name))
-        pred.extend(read_predictions(pred_path, name))
+        gold.extend(read_inflections(gold_path, name, fmt))
+        pred.extend(read_predictions(pred_path, name, fmt))
     frame = score_predictions(pred, gold)
     _check_pairing(frame, dict(zip(names, zip(pred_paths, gold_paths, strict=True), strict=True)))
     return frame

@@ -232,7 +232,6 @@ class Encoded:
         return Encoded(model.reorder(self.state, index), len(index))
 
 
-@torch.inference_mode()
 def encode(model: Decodable, batch: Any) -> Encoded:
     """Run the model's encoder over ``batch`` once (see :class:`Encoded`)."""
     return Encoded(model.start(batch), model.batch_size(batch))
@@ -303,7 +302,6 @@ def _stack(rows: list[torch.Tensor]) -> torch.Tensor | None:
 # greedy
 
 
-@torch.inference_mode()
 def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> list[Hypothesis]:
     """Greedy decoding: the most probable symbol at every step, batched over the B inputs.
 
@@ -376,7 +374,6 @@ def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> lis
 # beam search
 
 
-@torch.inference_mode()
 def beam_search(
     model: Decodable,
     source: Any,
@@ -608,7 +605,6 @@ class _Node:
     trail: tuple | None  # linked list of attention rows: (parent trail, group, row)
 
 
-@torch.inference_mode()
 def enumerate_support(
     model: Decodable,
     source: Any,
@@ -802,7 +798,6 @@ class ForcedPath(NamedTuple):
     attention: torch.Tensor
 
 
-@torch.inference_mode()
 def teacher_forced(
     model: Decodable, source: Any, outputs: Sequence[Sequence[int]]
 ) -> list[ForcedPath]:
@@ -1038,3 +1033,12 @@ class Ensemble:
 
             return concat_states
         raise AttributeError(name)
+
+
+# Searches run under torch.inference_mode, applied here rather than as decorators so that
+# mutation testing (mutmut skips decorated functions; README, Development) reaches their bodies.
+encode = torch.inference_mode()(encode)
+greedy = torch.inference_mode()(greedy)
+beam_search = torch.inference_mode()(beam_search)
+enumerate_support = torch.inference_mode()(enumerate_support)
+teacher_forced = torch.inference_mode()(teacher_forced)

@@ -23,10 +23,10 @@ trains (a lock file the operating system releases when the process ends).
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import io
 import math
-import os
 import signal
 import threading
 import time
@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import torch
 from filelock import FileLock, Timeout
 
@@ -45,6 +44,7 @@ from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
 from inflect.files import write_bytes
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
+from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
 from inflect.vocab import PAD, Vocab
 
@@ -161,7 +161,9 @@ class TrainResult:
     """What a finished (or early-stopped) run produced.
 
     ``best_dev_accuracy`` is the model-selection score of the best epoch: the dev accuracy in
-    percent, or ``TrainingData.dev_score`` where one was given.
+    percent, or ``TrainingData.dev_score`` where one was given. ``metrics`` is the
+    ``metrics.csv`` table as a pandas DataFrame (pandas is imported when it is first read, so
+    that training itself does not pay for importing it).
     """
 
     out_dir: Path
@@ -170,7 +172,13 @@ class TrainResult:
     epochs: int
     stopped_early: bool
     seconds: float
-    metrics: pd.DataFrame
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def metrics(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=[f.name for f in dataclasses.fields(EpochMetrics)])
 
 
 class TrainingInterrupted(KeyboardInterrupt):
@@ -605,17 +613,10 @@ def _prepare_out_dir(out: Path) -> None:
     """Create the run folder and check that files can be written there, before any work.
 
     Raises:
-        ValueError: naming ``out`` and the reason (a parent that is a file, no permission, a
-            full disk, ...).
+        OutputError: (a ValueError) naming ``out`` and the reason (a parent that is a file, no
+            permission, a full disk, ...); see :func:`inflect.outputs.prepare_folder`.
     """
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"ok")
-        probe.unlink()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ValueError(f"cannot write the run folder {out}: {reason}") from None
+    prepare_folder(out, "the run folder")
 
 
 class _StopRequests:
@@ -968,20 +969,17 @@ class Trainer:
         ckpt.save_tensors(self.out / ckpt.STATE_FILE, tensors, meta)
 
     def _write_metrics(self, languages: list[dict[str, Any]], epoch: int) -> None:
-        buf = io.StringIO()
         columns = [f.name for f in dataclasses.fields(EpochMetrics)]
-        pd.DataFrame(self.state.metrics, columns=columns).to_csv(buf, index=False)
-        write_bytes(self.out / ckpt.METRICS_FILE, buf.getvalue().encode())
+        write_bytes(self.out / ckpt.METRICS_FILE, _csv(columns, self.state.metrics))
         if len(languages) > 1:  # per-language dev accuracy, one row per epoch and language
             path = self.out / LANGUAGE_METRICS_FILE
-            old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
-            if len(old):
-                old = old[old["epoch"] < epoch]
-            new = pd.DataFrame(languages).assign(epoch=epoch)
-            frame = pd.concat([old, new[["epoch", "language", "examples", "accuracy"]]])
-            buf = io.StringIO()
-            frame.to_csv(buf, index=False)
-            write_bytes(path, buf.getvalue().encode())
+            columns = ["epoch", "language", "examples", "accuracy"]
+            rows = []
+            if path.is_file():
+                with open(path, newline="", encoding="utf-8") as fh:
+                    rows = [r for r in csv.DictReader(fh) if int(r["epoch"]) < epoch]
+            rows += [dict(r, epoch=epoch) for r in languages]
+            write_bytes(path, _csv(columns, rows))
 
     # ---------------------------------------------------------------- the run
     def run(self) -> TrainResult:
@@ -1046,7 +1044,7 @@ class Trainer:
             epochs=st.epoch,
             stopped_early=st.stopped_early,
             seconds=st.seconds,
-            metrics=pd.DataFrame(st.metrics),
+            rows=list(st.metrics),
         )
 
     def _saved_position(self) -> tuple[int, int, int]:
@@ -1074,6 +1072,15 @@ class Trainer:
 
 #: Per-language dev accuracy per epoch (multilingual runs).
 LANGUAGE_METRICS_FILE = "metrics-languages.csv"
+
+
+def _csv(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
+    """``rows`` as CSV bytes with a header (floats in full precision)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().encode()
 
 
 def train(

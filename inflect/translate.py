@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 from inflect.checkpoint import LoadedModel
+from inflect.data import control_problem
 from inflect.predict import InputError, Outcome, Prepared, Record, Searcher
 
 __all__ = ["MAX_SENTENCE_LEN", "SentenceQuery", "Translation", "Translator", "read_sentences"]
@@ -189,13 +190,16 @@ class Translator(Searcher):
             query: a :class:`SentenceQuery` or a plain string.
 
         Raises:
-            InputError: an empty sentence, or one longer than :attr:`max_input_len` symbols
-                (with file and line where known).
+            InputError: an empty sentence, one with a control character (a TAB, ...), or one
+                longer than :attr:`max_input_len` symbols (with file and line where known).
         """
         if isinstance(query, str):
             query = SentenceQuery(query)
         if not query.text.strip():
             raise InputError("empty sentence", query.text, query.source, query.line)
+        problem = control_problem(query.text, "sentence")
+        if problem is not None:
+            raise InputError(problem, query.text, query.source, query.line)
         symbols = self.codec.encode(query.text)
         if len(symbols) > self.max_input_len:
             shown = query.text if len(query.text) <= 60 else query.text[:57] + "..."

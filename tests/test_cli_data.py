@@ -103,7 +103,8 @@ def _row(output: str, name: str) -> list[str]:
 
 
 def test_stats_table(toy_data):
-    result = run("data", "stats", "de", "--setting", "low", "--data-dir", str(toy_data))
+    result = run("data", "stats", "de", "--setting", "low", "--data-dir", str(toy_data),
+                 "--format", "table")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "german" in out
@@ -119,7 +120,8 @@ def test_stats_table(toy_data):
 
 
 def test_stats_reads_the_environment_variable(toy_data):
-    result = run("data", "stats", "german", env={"INFLECT_DATA_DIR": str(toy_data)})
+    result = run("data", "stats", "german", "--format", "table",
+                 env={"INFLECT_DATA_DIR": str(toy_data)})
     assert result.exit_code == 0, result.output
     assert _row(result.output, "pairs") == ["4", "1", "1"]  # only the low setting is present
 
@@ -135,7 +137,7 @@ def test_stats_errors(toy_data):
 
 
 def test_list(toy_data):
-    result = run("data", "list", "--data-dir", str(toy_data))
+    result = run("data", "list", "--data-dir", str(toy_data), "--format", "table")
     assert result.exit_code == 0, result.output
     assert "conll2018-task1" in result.output and "multi30k" in result.output
     assert "CC BY-SA" in result.output
@@ -199,7 +201,8 @@ def test_fetch_unknown_language():
 @pytest.mark.shared_data
 def test_stats_german_high_on_the_shared_copy(conll2018):
     result = run(
-        "data", "stats", "german", "--setting", "high", env={"INFLECT_DATA_DIR": str(conll2018)}
+        "data", "stats", "german", "--setting", "high", "--format", "table",
+        env={"INFLECT_DATA_DIR": str(conll2018)},
     )
     assert result.exit_code == 0, result.output
     assert _row(result.output, "pairs") == ["10,000", "1,000", "1,000"]
@@ -210,6 +213,6 @@ def test_stats_german_high_on_the_shared_copy(conll2018):
 
 @pytest.mark.shared_data
 def test_list_counts_the_shared_copy(conll2018):
-    result = run("data", "list", "--data-dir", str(conll2018))
+    result = run("data", "list", "--data-dir", str(conll2018), "--format", "table")
     assert result.exit_code == 0, result.output
     assert "497 (497)" in result.output

@@ -124,16 +124,17 @@ def test_covered_files_are_detected(tmp_path):
     ]
 
 
-def test_2023_order_only_when_asked(tmp_path):
+def test_2023_order_detected_from_the_tag_bundles(tmp_path):
     path = write(tmp_path / "deu.trn", "Haus\tN;DAT;PL\tHäusern\n")
     (example,) = read_examples(path, language="german", fmt="2023")
     assert (example.lemma, str(example.tags), example.form) == ("Haus", "N;DAT;PL", "Häusern")
     assert example.language == "german"
-    # "auto" never guesses 2023: three fields are lemma, form, tags — and the "tags" field
-    # "Häusern" is then a one-feature bundle; the format is reported so a user can see it.
+    # "auto" finds the tag bundle in the second field: the 2023 order
     parsed = parse_file(path, fmt="auto")
-    assert parsed.stats.fmt == "2018"
-    assert parsed.examples[0].form == "N;DAT;PL"
+    assert parsed.stats.fmt == "2023"
+    assert parsed.examples[0].form == "Häusern"
+    # an explicit "2018" reads it as asked ("Häusern" is then a one-feature bundle)
+    assert parse_file(path, fmt="2018").examples[0].form == "N;DAT;PL"
 
 
 def test_unknown_format_is_rejected(tmp_path):

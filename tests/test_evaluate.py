@@ -443,6 +443,8 @@ def test_cli_evaluate_prints_and_writes(tmp_path):
         str(gold_fi),
         "--out",
         str(out),
+        "--format",
+        "table",
     )
     assert result.exit_code == 0, result.output
     german = re.search(r"german\s*│\s*2\s*│\s*([\d.]+)\s*│\s*([\d.]+)\s*│\s*1", result.output)
@@ -458,7 +460,9 @@ def test_cli_evaluate_prints_and_writes(tmp_path):
 def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     gold = _write(tmp_path / "gold.tsv", [("Haus", "Häuser", "N;NOM;PL")])
     pred = _write(tmp_path / "pred.tsv", [("Haus", "Häuser", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--lang", "de")
+    result = run(
+        "evaluate", "--pred", str(pred), "--gold", str(gold), "--lang", "de", "--format", "table"
+    )
     assert result.exit_code == 0, result.output
     assert re.search(r"german\s*│\s*1\s*│\s*100\.00\s*│\s*0\.00", result.output)
 
@@ -470,11 +474,13 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
 
     bad = _write(tmp_path / "bad.tsv", [("Haus", "N;NOM;PL")])
     result = run("evaluate", "--pred", str(bad), "--gold", str(gold))
+    assert result.exit_code != 0 and f"{bad}: the file has no forms (2 fields" in result.output
+    result = run("evaluate", "--pred", str(bad), "--gold", str(gold), "--input-format", "2018")
     assert result.exit_code != 0 and f"{bad}:1: expected 3" in result.output
 
     covered = _write(tmp_path / "covered.tsv", [("Haus", "N;NOM;PL")])
     result = run("evaluate", "--pred", str(pred), "--gold", str(covered))
-    assert result.exit_code != 0 and f"{covered}:1: gold example has no form" in result.output
+    assert result.exit_code != 0 and f"{covered}: the file has no forms" in result.output
 
 
 def test_cli_evaluate_model_must_exist():
@@ -496,7 +502,7 @@ def test_official_gold_test_file_names_give_the_language(tmp_path):
     assert language_from_filename("german-covered-test") == "german"
     gold = _write(tmp_path / "german-test", [("Haus", "Häuser", "N;NOM;PL"), ("a", "b", "V")])
     pred = _write(tmp_path / "german.pred", [("Haus", "Häuser", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(pred), "--gold", str(gold))
+    result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--format", "table")
     assert result.exit_code == 0, result.output
     # german: 1 of 2 right, distances 0 and len("b") = 1
     assert re.search(r"german\s*│\s*2\s*│\s*50\.00\s*│\s*0\.50", result.output)
@@ -521,7 +527,7 @@ def test_mispaired_prediction_and_gold_files_are_an_error(tmp_path):
     partial = _write(
         tmp_path / "partial.pred", [("talo", "talot", "N;NOM;PL"), ("sana0", "x", "N;NOM;PL")]
     )
-    result = run("evaluate", "--pred", str(partial), "--gold", str(gold))
+    result = run("evaluate", "--pred", str(partial), "--gold", str(gold), "--format", "table")
     assert result.exit_code == 0, result.output
     assert re.search(r"finnish\s*│\s*20\s*│\s*5\.00", result.output)  # 1 of 20 right
 
@@ -554,3 +560,48 @@ def test_evaluate_out_files_follow_the_umask(tmp_path):
     written = sorted((tmp_path / "out").iterdir())
     assert [p.name for p in written] == ["res.csv", "res.parquet", "res.svg"]
     assert {stat.S_IMODE(p.stat().st_mode) for p in written} == {0o644}
+
+
+# --- edges found by mutation testing (README, Development) -------------------------------------
+
+
+def test_duplicate_and_extra_counts_by_hand():
+    gold = [ex("a", "x", "N"), ex("a", "x", "N"), ex("a", "y", "N"), ex("b", "z", "N")]
+    pred = [ex("a", "y", "N"), ex("q", "1", "N"), ex("r", "2", "N"), ex("s", "3", "N")]
+    german = row(score_predictions(pred, gold), "german")
+    # gold key (a, N) three times: 2 repeats; 3 predictions match no gold input; b is missing
+    assert (german["n"], german["gold_duplicates"], german["pred_duplicates"]) == (2, 2, 0)
+    assert (german["extra"], german["missing"]) == (3, 1)
+    assert german["accuracy"] == 50.0  # a: the last gold form "y" is predicted
+    # a gold language without any prediction: no prediction repeats, everything missing
+    frame = score_predictions(pred, [*gold, ex("c", "w", "N", "finnish")])
+    finnish = row(frame, "finnish")
+    assert (finnish["pred_duplicates"], finnish["missing"], finnish["extra"]) == (0, 1, 0)
+    for column in ("n", *SCORE_COLUMNS[4:]):
+        assert frame[column].dtype == np.int64, column
+    for column in ("accuracy", "levenshtein"):
+        assert frame[column].dtype == np.float64, column
+
+
+def test_a_prediction_without_form_is_named_as_a_prediction():
+    with pytest.raises(ValueError, match=r"mem\.tsv:3: prediction example has no form"):
+        score_predictions([ex("a", None, "N", line=3)], [ex("a", "b", "N")])
+
+
+def test_single_string_share_boundary_and_empty_certificates():
+    # exactly 1 - atol counts (">="), just below does not
+    assert single_string_share([[1.0 - 1e-6]]) == 1.0
+    assert single_string_share([[1.0 - 1.1e-6]]) == 0.0
+    assert single_string_share([[0.75]], atol=0.25) == 1.0
+    empty = certificate_shares([])
+    assert sorted(empty) == ["full_support", "mode_only", "none"]
+    assert all(math.isnan(v) for v in empty.values())
+
+
+def test_attention_statistics_length_edges():
+    a = np.array([[1.0, 0.0, 0.0]])  # one row, source length 1 is in range, 0 is not
+    assert attention_statistics([a], [1]) == (1.0, 1.0)
+    assert attention_statistics([a]) == (pytest.approx(1.0), pytest.approx(1 / 3))
+    with pytest.raises(ValueError, match=r"source length 0 outside 1\.\.3"):
+        attention_statistics([a], [0])
+    assert all(math.isnan(x) for x in attention_statistics([np.zeros((0, 3))]))

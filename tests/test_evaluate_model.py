@@ -96,8 +96,9 @@ def _gold(n: int = 24, seed: int = 5) -> list[Example]:
     out = []
     for item in synthetic.items(n, seed=seed, language="german"):
         tags = ";".join(sorted(item.features))
-        out.append(Example("".join(item.source), TagBundle.parse(tags), "".join(item.target),
-                           "german"))
+        out.append(
+            Example("".join(item.source), TagBundle.parse(tags), "".join(item.target), "german")
+        )
     return out
 
 
@@ -112,16 +113,19 @@ def test_evaluate_predictor_matches_an_independent_recount(ckpt):  # noqa: F811
         assert column in frame.columns
     # independent: the predictor's own records for the same inputs, counted here
     records = predictor.predict_many(Example(e.lemma, e.tags, None, "german") for e in gold)
-    correct = sum(r.best is not None and r.best.form == e.form
-                  for r, e in zip(records, gold, strict=True))
+    correct = sum(
+        r.best is not None and r.best.form == e.form for r, e in zip(records, gold, strict=True)
+    )
     row = frame.iloc[0]
     assert row["n"] == len(gold)
     assert row["accuracy"] == pytest.approx(100.0 * correct / len(gold))
     assert row["single_string"] == pytest.approx(
-        sum(len(r.forms) == 1 and r.forms[0].probability >= 1 - 1e-6 for r in records) / len(gold))
+        sum(len(r.forms) == 1 and r.forms[0].probability >= 1 - 1e-6 for r in records) / len(gold)
+    )
     assert row["mean_strings"] == pytest.approx(sum(len(r.forms) for r in records) / len(gold))
     assert row["full_support"] == pytest.approx(
-        sum(r.certificate is Certificate.FULL_SUPPORT for r in records) / len(gold))
+        sum(r.certificate is Certificate.FULL_SUPPORT for r in records) / len(gold)
+    )
     assert row["incomplete"] == sum(not r.complete for r in records)
     assert row["inputs"] == len(gold) and row["rejected"] == 0
     # attention: nonzero weights of the best strings' matrices within the lemma, counted here
@@ -257,8 +261,9 @@ def test_ambiguity_groups_by_tag_bundle_and_counts():
         _record("Haus", "N;DAT;PL", [("Häusern", 0.75), ("Hausen", 0.25)]),
         _record("Maus", "N;NOM;SG", [("Maus", 1.0)]),
         _record("Baum", "PL;N;DAT", [("Bäumen", 0.6), ("Baumen", 0.4)]),
-        _record("See", "V;PST", [("sah", 0.5), ("seete", 0.5), ("nie", 0.0)],
-                Certificate.MODE_ONLY),
+        _record(
+            "See", "V;PST", [("sah", 0.5), ("seete", 0.5), ("nie", 0.0)], Certificate.MODE_ONLY
+        ),
         _record("Kind", "N;DAT;PL", [("Kindern", 1.0)]),
     ]
     gold = [
@@ -267,8 +272,13 @@ def test_ambiguity_groups_by_tag_bundle_and_counts():
         Example("Maus", TagBundle.parse("N;NOM;SG"), "Maus", "german"),
     ]
     report = ambiguity_report(records, gold)
-    assert (report.inputs, report.ambiguous, report.with_gold, report.gold_in_support,
-            report.incomplete) == (5, 3, 2, 1, 1)
+    assert (
+        report.inputs,
+        report.ambiguous,
+        report.with_gold,
+        report.gold_in_support,
+        report.incomplete,
+    ) == (5, 3, 2, 1, 1)
     assert [g.tags for g in report.groups] == ["N;DAT;PL", "V;PST"]
     first = report.groups[0].inputs
     assert [i.lemma for i in first] == ["Haus", "Baum"]
@@ -296,14 +306,35 @@ def test_heat_map_leaves_zero_weights_blank():
     pred = _record("ab", "V", [("ba", 1.0)])
     att = np.array([[0.0, 1.0], [0.25, 0.75], [0.001, 0.0]], dtype=np.float32)
     text = _render(attention_heatmap(Explanation(pred, ["a", "b"], ["b", "a", EOS_LABEL], att)))
-    lines = {line.split()[0]: line for line in text.splitlines()
-             if line.strip().split()[:1] in (["b"], ["a"], [EOS_LABEL])}
+    lines = {
+        line.split()[0]: line
+        for line in text.splitlines()
+        if line.strip().split()[:1] in (["b"], ["a"], [EOS_LABEL])
+    }
     assert re.fullmatch(r"\s*b\s+100\s*", lines["b"])  # the zero cell is blank
     assert re.fullmatch(r"\s*a\s+25\s+75\s*", lines["a"])
     assert re.fullmatch(r"\s*</s>\s+·\s*", lines[EOS_LABEL])
 
 
-def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt):  # noqa: F811
+def _forced_attention(model, lemma, tags, form):
+    """The attention (T, S) of the model's teacher-forced forward pass over ``form`` + EOS."""
+    from inflect.languages import resolve
+
+    spec = resolve("german")
+    batch = make_batch(
+        Vocabularies.of(model),
+        [spec.to_symbols(lemma)],
+        [tags.split(";")],
+        ["german"],
+        targets=[spec.to_symbols(form)],
+    )
+    model.eval()
+    with torch.inference_mode():
+        _, attn = model.forward(batch)
+    return attn[0].double().numpy()
+
+
+def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt, ckpt2):  # noqa: F811
     predictor = Predictor.from_checkpoints([ckpt])
     found = explain(predictor, "bakomu", "V;PL", "german")
     best = found.prediction.best.form
@@ -311,14 +342,25 @@ def test_explain_rows_are_the_emitted_symbols_then_eos(ckpt):  # noqa: F811
     assert found.source == list("bakomu")
     assert found.attention.shape == (len(best) + 1, 6)
     np.testing.assert_allclose(found.attention.sum(axis=1), 1.0, atol=1e-5)
+    # the matrix is the model's attention along the best form (teacher-forced, not searched)
+    forced = _forced_attention(predictor.members[0], "bakomu", "V;PL", best)
+    np.testing.assert_allclose(found.attention, forced, atol=1e-6)
+    # an ensemble explains with the members' mean attention, each member forced here
+    pair = Predictor.from_checkpoints([ckpt, ckpt2])
+    both = explain(pair, "bakomu", "V;PL", "german")
+    form = both.prediction.best.form
+    each = [_forced_attention(m, "bakomu", "V;PL", form) for m in pair.members]
+    assert not np.allclose(each[0], each[1], atol=1e-4)  # members attend differently
+    np.testing.assert_allclose(both.attention, np.mean(each, axis=0), atol=1e-6)
 
 
 # ------------------------------------------------------------------------- CLI
 
 
 def _write_gold(path, gold):
-    path.write_text("".join(f"{e.lemma}\t{e.form}\t{e.tags.text}\n" for e in gold),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(f"{e.lemma}\t{e.form}\t{e.tags.text}\n" for e in gold), encoding="utf-8"
+    )
 
 
 def test_cli_evaluate_model_writes_frame(ckpt, ckpt2, tmp_path):  # noqa: F811
@@ -328,7 +370,8 @@ def test_cli_evaluate_model_writes_frame(ckpt, ckpt2, tmp_path):  # noqa: F811
     runner = CliRunner()
     out = tmp_path / "res" / "ens"
     result = runner.invoke(main, ["evaluate", "--model", str(ckpt), "--model", str(ckpt2),
-                                  "--gold", str(gold_file), "--out", str(out)])
+                                  "--gold", str(gold_file), "--out", str(out), "--format",
+                                  "table"])
     assert result.exit_code == 0, result.output
     frame = pd.read_parquet(str(out) + ".parquet")
     assert list(frame["language"]) == ["german", MACRO]
@@ -366,21 +409,49 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
     assert f"- inputs: {len(gold)}" in text
     assert f"(more than one nonzero-probability form): {n_amb} " in text
     html = tmp_path / "amb.html"
-    assert runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
-                                str(gold_file), "--out", str(html)]).exit_code == 0
+    assert (
+        runner.invoke(
+            main,
+            [
+                "report",
+                "ambiguity",
+                "--model",
+                str(ckpt),
+                "--gold",
+                str(gold_file),
+                "--out",
+                str(html),
+            ],
+        ).exit_code
+        == 0
+    )
     assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    bad = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
-                               str(gold_file), "--out", str(tmp_path / "x.txt")])
+    bad = runner.invoke(
+        main,
+        [
+            "report",
+            "ambiguity",
+            "--model",
+            str(ckpt),
+            "--gold",
+            str(gold_file),
+            "--out",
+            str(tmp_path / "x.txt"),
+        ],
+    )
     assert bad.exit_code != 0 and ".md or .html" in bad.output
-    shown = runner.invoke(main, ["explain", "--model", str(ckpt), "--lang", "german", "bakomu",
-                                 "V;PL"])
+    shown = runner.invoke(
+        main, ["explain", "--model", str(ckpt), "--lang", "german", "bakomu", "V;PL"]
+    )
     assert shown.exit_code == 0, shown.output
     assert EOS_LABEL in shown.output
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png",
-                                   str(tmp_path / "a.png")])
+        png = runner.invoke(
+            main,
+            ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png", str(tmp_path / "a.png")],
+        )
         assert png.exit_code != 0 and "matplotlib" in png.output
     else:
         old_umask = os.umask(0o022)

@@ -179,9 +179,74 @@ def test_padded_positions_get_exactly_zero_attention(attention, score):
     for b, n in enumerate(lengths):
         assert torch.all(attn[b, :, n:] == 0)
         torch.testing.assert_close(attn[b].sum(-1), torch.ones(attn.shape[1]))
-    # the oracle on the unpadded scores agrees for a sparse mapping
-    if attention == "sparsemax":
-        assert (attn[0] == 0).any() or (attn[0] > 0).all()
+
+
+def oracle_mapping(scores: torch.Tensor, alpha: float) -> torch.Tensor:
+    """The α-entmax of a float64 score vector by the ``entmax`` package (softmax for α = 1)."""
+    if alpha == 1.0:
+        return torch.softmax(scores, -1)
+    if alpha == 2.0:
+        return oracle.sparsemax(scores, dim=-1)
+    if alpha == 1.5:
+        return oracle.entmax15(scores, dim=-1)
+    return oracle.entmax_bisect(scores, alpha, dim=-1, n_iter=200)
+
+
+def attention_oracle(model, state, new_state, alpha: float) -> torch.Tensor:
+    """Attention weights (N, S) recomputed from public tensors: the scores of the encoder keys
+    ``state.source.keys`` (gathered to the N rows, (N, S, H)) against the decoder's output, the top LSTM layer's hidden state
+    ``new_state.h[-1]`` (N, H), in float64 with plain torch ops (Luong et al. 2015, §3.1: general
+    ``h_t·W_a h̄_s``, dot ``h_t·h̄_s``, concat/mlp ``v·tanh(W_q h_t + W_m h̄_s + b)``), then the
+    named mapping applied by the ``entmax`` package to each row's real source positions."""
+    keys = state.per_row(state.source.keys).double()
+    query = new_state.h[-1].double()
+    if model.config.attention_score == "mlp":
+        w_q = model.score_query.weight.double()
+        v = model.score_v.weight.double()[0]
+        scores = (torch.tanh((query @ w_q.T)[:, None, :] + keys) * v).sum(-1)
+    else:
+        scores = (keys * query[:, None, :]).sum(-1)
+    out = torch.zeros_like(scores)
+    for n, length in enumerate(state.per_row(state.source.mask).sum(-1).tolist()):
+        out[n, :length] = oracle_mapping(scores[n, :length], alpha)
+    return out
+
+
+ALPHA = {"softmax": 1.0, "sparsemax": 2.0, "entmax15": 1.5, "entmax:1.3": 1.3}
+
+
+@pytest.mark.parametrize(
+    ("attention", "output"),
+    [
+        ("sparsemax", "softmax"),
+        ("softmax", "sparsemax"),
+        ("entmax:1.3", "entmax15"),
+        ("entmax15", "entmax:1.3"),
+        ("sparsemax", "entmax15"),
+    ],
+)
+@pytest.mark.parametrize("score", ATTENTION_SCORES)
+def test_attention_is_the_named_mapping_of_the_scores(attention, output, score):
+    """With attention ≠ output mapping (the paper's grid axis), the attention weights are the
+    *attention* mapping of the scores, recomputed here from the model's weights."""
+    model = tiny_model(attention, output, score=score)
+    batch = batch_of(model)
+    with torch.no_grad():
+        for p in model.parameters():  # larger scores: the sparse mappings have zeros
+            p.mul_(8.0)
+        state = model.start(batch)
+        mask = state.per_row(state.source.mask).clone()
+        zeros = 0
+        for t in range(batch.target_in.shape[1]):
+            _, attn, new = model.step(state, batch.target_in[:, t])
+            want = attention_oracle(model, state, new, ALPHA[attention])
+            torch.testing.assert_close(attn.double(), want, atol=2e-6, rtol=1e-5)
+            zeros += int(((want == 0) & mask).sum())
+            state = new
+    if attention != "softmax":
+        assert zeros > 0  # the test reaches the sparse regime
+    else:
+        assert zeros == 0
 
 
 # ----------------------------------------------------------------------------------- tag sets

@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -88,14 +89,28 @@ def decode(model, hyp, symbols):
 
 def score(model, batch, tokens):
     """Teacher-forced probability of ``tokens`` + EOS: the product of the step probabilities."""
+    return ensemble_score([model], [batch], tokens)
+
+
+def ensemble_score(models, batches, tokens):
+    """Teacher-forced probability of ``tokens`` + EOS under the mean of ``models``: each member
+    stepped here on its own batch, the product over steps of the mean of the members' step
+    probabilities (float64), independently of :class:`inflect.search.Ensemble`."""
     with torch.inference_mode():
-        state = model.start(batch)
-        prev, logp = model.bos_id, 0.0
-        for y in [*tokens, model.eos_id]:
-            probs, _, state = model.step(state, torch.tensor([prev]))
-            logp += math.log(float(probs[0, y].double())) if probs[0, y] > 0 else -math.inf
+        states = [m.start(b) for m, b in zip(models, batches, strict=True)]
+        prev, logp = models[0].bos_id, 0.0
+        for y in [*tokens, models[0].eos_id]:
+            outs = [m.step(s, torch.tensor([prev])) for m, s in zip(models, states, strict=True)]
+            states = [o[2] for o in outs]
+            p = math.fsum(float(o[0][0, y].double()) for o in outs) / len(outs)
+            logp += math.log(p) if p > 0 else -math.inf
             prev = y
     return math.exp(logp)
+
+
+def form_tokens(model, form):
+    """The target ids of a German form (the text pipeline of the language spec)."""
+    return model.target_vocab.encode(resolve("german").to_symbols(form))
 
 
 def as_dict(forms):
@@ -137,10 +152,12 @@ def test_single_input_matches_direct_search(ckpt):
         sup = enumerate_support(model, batch, 100, max_len)[0]
         other = exact.predict(lemma, tags)
         assert as_dict(other.forms) == pytest.approx(
-            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9)
+            {decode(model, h, symbols): h.prob for h in sup.hypotheses}, rel=1e-9
+        )
         if pred.complete:  # the whole distribution: probabilities sum to one
             assert math.fsum(probs) == pytest.approx(1.0, abs=1e-6)
-            assert sup.complete and as_dict(other.forms) == pytest.approx(expected, abs=1e-6)
+            # float32 products of up to 9 step probabilities, batched differently: a few ulps
+            assert sup.complete and as_dict(other.forms) == pytest.approx(expected, abs=5e-6)
         if pred.certificate is not Certificate.NONE:
             assert pred.best.form == other.best.form
 
@@ -183,8 +200,9 @@ def write(path: Path, lines: list[str]) -> Path:
 def test_file_input_matches_single_queries(ckpt, tmp_path):
     predictor = Predictor.from_checkpoints([ckpt], chunk_size=2)
     covered = write(tmp_path / "in.tsv", [f"{lemma}\t{tags}" for lemma, tags in QUERIES])
-    three = write(tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in
-                                               QUERIES]])
+    three = write(
+        tmp_path / "in3.tsv", ["", *[f"{lemma}\tIGNORED\t{tags}" for lemma, tags in QUERIES]]
+    )
     singles = [predictor.predict(lemma, tags) for lemma, tags in QUERIES]
     for path, first_line in ((covered, 1), (three, 2)):
         preds = list(predictor.stream(read_queries(path)))
@@ -215,19 +233,23 @@ def test_ensemble_of_one_equals_single(ckpt):
 def test_ensemble_matches_direct_ensemble_search(ckpt, ckpt2):
     m1, m2 = load_model(ckpt), load_model(ckpt2)
     predictor = Predictor.from_checkpoints([ckpt, ckpt2], support="never")
+    differs = 0
     for lemma, tags in QUERIES:
         pred = predictor.predict(lemma, tags)
         (b1, symbols), (b2, _) = direct_batch(m1, lemma, tags), direct_batch(m2, lemma, tags)
-        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5,
-                          2 * len(symbols) + 10)[0]
+        res = beam_search(Ensemble([m1, m2]), MemberBatches((b1, b2)), 5, 2 * len(symbols) + 10)[0]
         expected = {}
         for h in res.hypotheses:
             form = decode(m1, h, symbols)
             expected[form] = expected.get(form, 0.0) + h.prob
             # the ensemble's probability is the product over steps of the members' mean
-            assert h.prob > 0
+            assert h.prob == pytest.approx(ensemble_score([m1, m2], [b1, b2], h.tokens), rel=1e-5)
+            alone = (score(m1, b1, h.tokens), score(m2, b2, h.tokens))
+            differs += h.prob != pytest.approx(alone[0], rel=1e-3)
+            differs += h.prob != pytest.approx(alone[1], rel=1e-3)
         assert as_dict(pred.forms) == pytest.approx(expected, rel=1e-9)
         assert pred.certificate is res.certificate
+    assert differs > 0  # the members differ, so the mean is told from either member
 
 
 def test_ensemble_members_must_share_the_target_vocabulary(ckpt, tmp_path):
@@ -331,16 +353,31 @@ def test_read_queries_errors_name_file_and_line(tmp_path):
 
 
 def run(*args, env=None, input=None):
-    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})},
-                              input=input)
+    return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})}, input=input)
 
 
-def parse_tsv(line):
-    fields = line.split("\t")
-    lemma, tags, language, cert, count = fields[:5]
-    pairs = fields[5:]
-    forms = {pairs[i]: float(pairs[i + 1]) for i in range(0, len(pairs), 2)}
-    return lemma, tags, language, cert, count, forms
+TSV_HEADER = "lemma\ttags\tlanguage\tcertificate\tcount\trank\tform\tprobability"
+
+
+def parse_tsv(text):
+    """`inflect predict`'s TSV: the header, then one line per form (rank 1, 2, ...; an input
+    without a form has one line with rank, form and probability empty). Returns one record per
+    input: (lemma, tags, language, certificate, count, {form: probability})."""
+    header, *lines = text.splitlines()
+    assert header == TSV_HEADER
+    records = []
+    for line in lines:
+        fields = line.split("\t")
+        assert len(fields) == 8, line
+        lemma, tags, language, cert, count, rank, form, prob = fields
+        if rank in ("", "1"):
+            records.append((lemma, tags, language, cert, count, {}))
+        else:
+            assert records[-1][:5] == (lemma, tags, language, cert, count)
+            assert int(rank) == len(records[-1][5]) + 1
+        if rank:
+            records[-1][5][form] = float(prob)
+    return records
 
 
 def test_cli_formats_parse(ckpt, tmp_path):
@@ -349,7 +386,7 @@ def test_cli_formats_parse(ckpt, tmp_path):
     expected = predictor.predict_many(read_queries(path))  # one chunk, as the command searches
     res = run("predict", "--model", str(ckpt), "--input", str(path))  # a pipe: TSV by default
     assert res.exit_code == 0, res.output
-    rows = [parse_tsv(line) for line in res.stdout.splitlines()]
+    rows = parse_tsv(res.stdout)
     assert len(rows) == len(QUERIES)
     for row, e in zip(rows, expected, strict=True):
         count = f">{e.more_than}" if e.more_than else str(len(e.forms))
@@ -381,7 +418,7 @@ def test_cli_reads_standard_input(ckpt):
     lines = "".join(f"{lemma}\t{tags}\n" for lemma, tags in QUERIES[:2]).encode()
     res = run("predict", "--model", str(ckpt), "--lang", "german", "--input", "-", input=lines)
     assert res.exit_code == 0, res.output
-    assert [parse_tsv(x)[0] for x in res.stdout.splitlines()] == ["bakomu", "kala"]
+    assert [row[0] for row in parse_tsv(res.stdout)] == ["bakomu", "kala"]
 
 
 def test_cli_errors_keep_written_results(ckpt, tmp_path):
@@ -389,7 +426,7 @@ def test_cli_errors_keep_written_results(ckpt, tmp_path):
     path = write(tmp_path / "in.tsv", [*good, "onlyonefield", *good])
     res = run("predict", "--model", str(ckpt), "--input", str(path))
     assert res.exit_code == 1
-    assert len(res.stdout.splitlines()) == len(QUERIES)
+    assert len(parse_tsv(res.stdout)) == len(QUERIES)
     assert f"{path}:6:" in res.stderr
 
     cases = [
@@ -418,26 +455,39 @@ def registry(folder: Path, text: str) -> Path:
     return folder
 
 
-def test_models_on_an_empty_registry(tmp_path):
+def test_models_on_an_empty_registry(tmp_path, monkeypatch):
     for folder in (registry(tmp_path / "a", "version = 1\n"), tmp_path / "none"):
         assert list_models(folder) == []
         res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
         assert res.exit_code == 0
         assert "no shipped models" in res.stdout
-    # the shipped registry parses (it may list nothing until a model is trained)
-    list_models()
+    # the shipped registry: what list_models() gives is the TOML file read here with tomllib
+    monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
+    shipped = REPO / "inflect" / "models"
+    raw = tomllib.loads((shipped / "registry.toml").read_text(encoding="utf-8"))
+    tables = {name: t for name, t in raw.items() if isinstance(t, dict)}
+    entries = list_models()
+    assert sorted(e.language for e in entries) == sorted(tables)
+    for e in entries:
+        t = tables[e.language]
+        assert e.members == tuple((shipped / m).resolve() for m in t["members"])
+        assert e.dev_accuracy == t.get("dev_accuracy") and e.setting == t.get("setting", "")
+        assert e.size_bytes == sum((shipped / m).stat().st_size for m in t["members"])
 
 
 def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):
-    folder = registry(tmp_path / "models", f"""
+    folder = registry(
+        tmp_path / "models",
+        f"""
 version = 1
 [german]
-members = ["{ckpt / 'model.safetensors'}", "{ckpt2}"]
+members = ["{ckpt / "model.safetensors"}", "{ckpt2}"]
 dev_accuracy = 97.5
 setting = "high"
 data = "synthetic"
 commands = ["inflect train --lang german --seed 1", "noise"]
-""")
+""",
+    )
     entries = list_models(folder)
     assert [e.language for e in entries] == ["german"] and entries[0].dev_accuracy == 97.5
     assert entries[0].size_bytes == (ckpt / "model.safetensors").stat().st_size + sum(
@@ -451,19 +501,27 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     res = run("models", "--models-dir", str(folder))
     assert res.exit_code == 0, res.output
     header, row = res.stdout.splitlines()
-    assert header.split("\t")[:5] == ["language", "members", "dev_accuracy", "setting",
-                                       "size_bytes"]
+    assert header.split("\t")[:6] == ["language", "model", "members", "dev_accuracy",
+                                       "setting", "size_bytes"]
     fields = row.split("\t")
-    assert fields[:2] == ["german", f"{ckpt / 'model.safetensors'},{ckpt2}"]
-    assert fields[2:5] == ["97.50", "high", str(entries[0].size_bytes)]
-    assert fields[6] == "inflect train --lang german --seed 1 && noise"
+    assert fields[:3] == ["german", "german", f"{ckpt / 'model.safetensors'},{ckpt2}"]
+    assert fields[3:6] == ["97.50", "high", str(entries[0].size_bytes)]
+    assert fields[7] == "inflect train --lang german --seed 1 && noise"
 
     # the default model of a language (any alias) is that ensemble
     assert default_model("de", folder).members == (ckpt / "model.safetensors", ckpt2)
     res = run("predict", "--lang", "de", "kala", "V;PL", env={"INFLECT_MODELS_DIR": str(folder)})
     assert res.exit_code == 0, res.output
     direct = Predictor.from_checkpoints([ckpt, ckpt2]).predict("kala", "V;PL")
-    assert parse_tsv(res.stdout.strip())[5] == as_dict(direct.forms)
+    shown = parse_tsv(res.stdout)[0][5]
+    assert shown == as_dict(direct.forms)
+    # independently: the first form's probability is the two members' teacher-forced mean
+    m1, m2 = load_model(ckpt), load_model(ckpt2)
+    (b1, _), (b2, _) = direct_batch(m1, "kala", "V;PL"), direct_batch(m2, "kala", "V;PL")
+    form, prob = next(iter(shown.items()))
+    tokens = form_tokens(m1, form)
+    assert prob == pytest.approx(ensemble_score([m1, m2], [b1, b2], tokens), rel=1e-5)
+    assert prob != pytest.approx(score(m1, b1, tokens), rel=1e-4)  # not the first member alone
     with pytest.raises(NoDefaultModelError, match=r"french \(shipped: german\)"):
         default_model("fr", folder)
     res = run("predict", "--lang", "fr", "kala", "V", env={"INFLECT_MODELS_DIR": str(folder)})
@@ -473,7 +531,10 @@ commands = ["inflect train --lang german --seed 1", "noise"]
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[deu]\nmembers = ["m"]\n', r"\[deu\] tables are named by shared-task name: use \[german\]"),
+        (
+            '[deu]\nmembers = ["m"]\n',
+            r"\[deu\] tables are named by shared-task name: use \[german\]",
+        ),
         ('[german]\nmembers = ["m"]\nacc = 1\n', r"\[german\] unknown key\(s\) acc"),
         ("[german]\nmembers = []\n", r"members must be a non-empty list"),
         ('[german]\nmembers = ["m"]\ndev_accuracy = 120\n', "dev_accuracy must be a percentage"),
@@ -504,10 +565,16 @@ def test_cold_predict_imports_no_data_libraries(ckpt):
         "'inflect.datasets') if m in sys.modules]\n"
         "print('HEAVY', bad, file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        cwd=REPO,
+        check=True,
+    )
     assert "HEAVY []" in out.stderr, out.stderr
-    assert out.stdout.startswith("kala\tV;PL\tgerman\t")
+    assert out.stdout.startswith(TSV_HEADER + "\nkala\tV;PL\tgerman\t")
 
 
 def test_command_line_bytes_that_are_not_utf8_are_an_error():
@@ -528,3 +595,59 @@ def test_blank_lines_in_an_input_file_are_reported_with_their_line(tmp_path):
     queries = list(read_queries(path, None, on_blank=lambda src, n: blanks.append((src, n))))
     assert [(q.lemma, q.line) for q in queries] == [("aa", 1), ("bb", 3), ("cc", 5)]
     assert blanks == [(str(path), 2), (str(path), 4)]
+
+
+def test_registry_version_2_defaults_and_settings(tmp_path):
+    """Multilingual models serve many languages; the default is the most accurate model of the
+    largest setting serving the language or the language's own; --setting picks explicitly."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("h1", "h2", "m1", "de1"):
+        (folder / f"{name}.safetensors").write_bytes(b"x")
+    (folder / "registry.toml").write_text(
+        """version = 2
+[model.multilingual-high]
+members = ["h1.safetensors", "h2.safetensors"]
+setting = "high"
+[model.multilingual-medium]
+members = ["m1.safetensors"]
+setting = "medium"
+[model.german-high]
+members = ["de1.safetensors"]
+setting = "high"
+[language.german]
+multilingual-high = 90.0
+multilingual-medium = 95.0
+german-high = 91.0
+[language.finnish]
+multilingual-high = 80.0
+multilingual-medium = 70.0
+[language.telugu]
+multilingual-medium = 60.0
+""",
+        encoding="utf-8",
+    )
+    # german: the medium model is not a candidate (a high one serves german); german-high wins
+    assert default_model("de", folder).name == "german-high"
+    assert default_model("finnish", folder).name == "multilingual-high"
+    assert default_model("te", folder).name == "multilingual-medium"
+    assert default_model("de", folder, setting="medium").name == "multilingual-medium"
+    assert default_model("de", folder, setting="high").name == "german-high"
+    with pytest.raises(NoDefaultModelError, match=r"no shipped high-setting model for telugu; "
+                       r"it has: medium \(--setting medium\)"):
+        default_model("telugu", folder, setting="high")
+    listed = list_models(folder)
+    assert [(m.language, m.name, m.dev_accuracy) for m in listed] == [
+        ("finnish", "multilingual-high", 80.0),
+        ("german", "german-high", 91.0),
+        ("telugu", "multilingual-medium", 60.0),
+    ]
+    assert len(list_models(folder, every=True)) == 6
+    assert default_model("finnish", folder).members == (
+        (folder / "h1.safetensors").resolve(), (folder / "h2.safetensors").resolve())
+    (folder / "registry.toml").write_text(
+        'version = 2\n[model.x]\nmembers = ["h1.safetensors"]\n[language.german]\ny = 1.0\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(RegistryError, match=r"\[language.german\] unknown model 'y'; models: x"):
+        list_models(folder)

@@ -222,6 +222,13 @@ def test_smoke_end_to_end_and_checkpoint_without_data(multi30k, tmp_path):
     assert math.isclose(record["forms"][0]["probability"], pred.best.probability, rel_tol=1e-6)
     with pytest.raises(InputError, match="empty sentence"):
         translator.translate("   ")
+    with pytest.raises(InputError, match=r"control character U\+0009 \(TAB\) in the sentence"):
+        translator.translate("Ein\tMann.")  # would shift the TSV columns
+    result = CliRunner().invoke(main, ["translate", "--model", str(alone), source])  # a pipe
+    header, first = result.output.splitlines()[:2]
+    assert header == "sentence\ttags\tpair\tcertificate\tcount\trank\ttranslation\tprobability"
+    assert first.split("\t")[:3] == [source, "", "de-en"] and first.split("\t")[5:7] == [
+        "1", pred.best.form]
     # the translation checkpoint given to `inflect predict`: what it is, what to use instead
     result = CliRunner().invoke(main, ["predict", "--model", str(alone), "kala", "V"])
     assert result.exit_code == 1

@@ -7,6 +7,7 @@ float32 step probabilities) by walking the whole tree, independently of the sear
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -36,13 +37,17 @@ class TableModel:
     ``batch`` is a list of input ids; input ``i`` has a source of ``src_len[i]`` positions and its
     attention at a prefix is a fixed pseudo-random distribution over them (padding exactly 0).
     State rows are the consumed symbols (starting with BOS). Counts ``step`` calls and records
-    whether every call ran under ``torch.inference_mode``.
+    whether every call ran under ``torch.inference_mode``. ``attn_seed`` picks the attention table
+    (members of an ensemble get different ones).
     """
 
     bos_id, eos_id, pad_id, unk_id = BOS, EOS, PAD, UNK
 
-    def __init__(self, dist: Dist, size: int, src_len=None, device="cpu", vocab=None):
+    def __init__(
+        self, dist: Dist, size: int, src_len=None, device="cpu", vocab=None, attn_seed: int = 99
+    ):
         self.dist = dist
+        self.attn_seed = attn_seed
         self.target_size = size
         self.src_len = src_len or {}
         self.device = torch.device(device)
@@ -60,7 +65,7 @@ class TableModel:
 
     def attention(self, inp, prefix, width):
         n = self.src_len.get(inp, 3)
-        rng = np.random.default_rng([99, inp, len(prefix), *prefix])
+        rng = np.random.default_rng([self.attn_seed, inp, len(prefix), *prefix])
         a = np.zeros(width, dtype=np.float32)
         w = rng.random(n) + 0.1
         a[:n] = (w / w.sum()).astype(np.float32)
@@ -216,6 +221,70 @@ def test_hand_model_max_len_cuts_are_pruned():
     assert r0.pruned_max_prob == 5 / 8
 
 
+C_, D_ = 6, 7  # with A, B_: symbols of the boundary tables below
+
+
+def boundary_dist(inp, prefix):
+    """a 1/2, b 1/2; after a: x .97, y .03 (then EOS); after b: c (p 1); after bc: d (p 1).
+    "ax" has .485, and every string through "b" has .5."""
+    p = np.zeros(HAND_V, dtype=np.float32)
+    if prefix == ():
+        p[A], p[B_] = 0.5, 0.5
+    elif prefix == (A,):
+        p[X], p[Y] = 0.97, 0.03
+    elif prefix in ((B_,), (B_, C_)):
+        p[C_ if prefix == (B_,) else D_] = 1.0
+    else:
+        p[EOS] = 1.0
+    return p
+
+
+def test_mode_only_certificate_boundary_by_hand():
+    # beam 2, max_len 2: a and b both kept; step 2 keeps b·c (.5) and a·x (.485) and prunes a·y;
+    # at the last step "ax" finishes with .485 while b·c·d (.5) is cut: "ax" is not the mode
+    # (the mode "bcd" is longer than max_len), so no certificate; .485 is within 5% of .5
+    model = TableModel(boundary_dist, HAND_V)
+    (r,) = beam_search(model, [0], beam_size=2, max_len=2)
+    assert [h.tokens for h in r.hypotheses] == [[A, X]]
+    assert r.hypotheses[0].prob == pytest.approx(0.485, rel=1e-6)
+    assert r.pruned_max_prob == 0.5
+    assert r.certificate is Certificate.NONE
+    # at max_len 3 "bcd" (.5) finishes and is certified the mode
+    (r3,) = beam_search(model, [0], beam_size=2, max_len=3)
+    assert r3.best.tokens == [B_, C_, D_] and r3.best.prob == 0.5
+    assert r3.certificate is Certificate.MODE_ONLY and r3.pruned_max_prob == pytest.approx(0.015)
+
+    # beam 1 (no ties): a .505 kept, b .495 pruned; "ax" (.505 × .96 = .4848) is not certified
+    def narrow(inp, prefix):
+        p = boundary_dist(inp, prefix)
+        if prefix == ():
+            p[A], p[B_] = 0.505, 0.495
+        elif prefix == (A,):
+            p[X], p[Y] = 0.96, 0.04
+        return p
+
+    (r1,) = beam_search(TableModel(narrow, HAND_V), [0], beam_size=1, max_len=5)
+    assert r1.best.tokens == [A, X] and r1.best.prob == pytest.approx(0.4848, rel=1e-6)
+    assert r1.pruned_max_prob == pytest.approx(0.495, rel=1e-6)
+    assert r1.certificate is Certificate.NONE
+
+
+def test_mode_only_certificate_holds_at_equality():
+    # a 1/2, b 1/2, then EOS; beam 1 keeps one of them (tie) and prunes the other: the string
+    # found has exactly the pruned prefix's probability, so it is a mode (">=", not ">")
+    def tie(inp, prefix):
+        p = np.zeros(HAND_V, dtype=np.float32)
+        if prefix == ():
+            p[A], p[B_] = 0.5, 0.5
+        else:
+            p[EOS] = 1.0
+        return p
+
+    (r,) = beam_search(TableModel(tie, HAND_V), [0], beam_size=1, max_len=5)
+    assert r.best.prob == 0.5 and r.pruned_max_prob == 0.5
+    assert r.certificate is Certificate.MODE_ONLY
+
+
 def test_zero_probability_candidates_are_never_selected():
     # EOS is the last id here, where top-k puts tied -inf candidates: a beam wider than the
     # support must keep only the nonzero continuations and never finish a zero-probability string
@@ -284,6 +353,9 @@ def test_certificates_against_brute_force(seed, zero_frac, temp, depth, k, extra
             assert abs(math.fsum(got.values()) - 1.0) < 1e-5
         if r.certificate in (Certificate.FULL_SUPPORT, Certificate.MODE_ONLY):
             assert close(r.hypotheses[0].prob, mode)
+            # the certificate's own inequality: the best string is at least as probable as the
+            # best pruned prefix (exactly, no slack), whose bound is checked sound above
+            assert r.hypotheses[0].log_prob >= r.pruned_max_log_prob
         else:
             assert not r.hypotheses or r.hypotheses[0].prob < r.pruned_max_prob
         # completeness: a beam wide enough never to prune must certify the full support
@@ -293,6 +365,25 @@ def test_certificates_against_brute_force(seed, zero_frac, temp, depth, k, extra
             and (n_best or k) >= len(truth)
         ):
             assert r.certificate is Certificate.FULL_SUPPORT
+
+
+def test_mode_only_inequality_on_a_deterministic_sweep():
+    # 2,160 searches (about 2 s): MODE_ONLY exactly when the best string is at least as probable
+    # as the best pruned prefix. Hypothesis above samples 80 cases; near-ties that a slack in the
+    # comparison would certify occur about once in 250 searches, so a sweep finds them every run.
+    near = 0
+    for seed in range(40):
+        for zero_frac, temp, k in itertools.product([0.0, 0.3, 0.6], [0.5, 2.0, 5.0], [1, 2, 3]):
+            dist = random_dist(seed, 7, 4, zero_frac, temp)
+            for r in beam_search(TableModel(dist, 7), [0, 1], beam_size=k, max_len=4):
+                if r.certificate is Certificate.FULL_SUPPORT:
+                    assert r.pruned_max_log_prob == -math.inf
+                    continue
+                proven = bool(r.hypotheses) and r.best.log_prob >= r.pruned_max_log_prob
+                assert (r.certificate is Certificate.MODE_ONLY) == proven
+                if r.hypotheses and r.pruned_max_prob > 0:
+                    near += 0.9 < r.best.prob / r.pruned_max_prob < 1.0
+    assert near >= 5  # the sweep does reach the boundary
 
 
 def peaked_softmax(seed: int, size: int, depth: int) -> Dist:
@@ -526,7 +617,8 @@ def member_b(inp, prefix):
 
 
 def test_ensemble_averages_raw_probabilities():
-    ma, mb = TableModel(member_a, E_V, {0: 3}), TableModel(member_b, E_V, {0: 3})
+    ma = TableModel(member_a, E_V, {0: 3}, attn_seed=5)
+    mb = TableModel(member_b, E_V, {0: 3}, attn_seed=6)
     ens = Ensemble([ma, mb])
     # by hand: root a 3/4, b 1/4; after a: EOS 3/4, a 1/4; after aa and b: EOS 1
     want = {(A,): 9 / 16, (B_,): 4 / 16, (A, A): 3 / 16}
@@ -549,6 +641,89 @@ def test_ensemble_averages_raw_probabilities():
     # per-member batches
     (s2,) = enumerate_support(ens, MemberBatches(([0], [0])), cap=10, max_len=5)
     assert [(h.tokens, h.prob) for h in s2.hypotheses] == [(h.tokens, h.prob) for h in s.hypotheses]
+
+
+def _mixture(dists):
+    """The mean of the members' tables, in float64 (the ensemble's distribution by definition)."""
+
+    def dist(inp, prefix):
+        return np.mean([d(inp, prefix).astype(np.float64) for d in dists], axis=0)
+
+    return dist
+
+
+def three_members():
+    """Three members with different output tables *and* different attention tables."""
+    src_len = {0: 3, 1: 5}
+    dists = [random_dist(seed, 7, depth=3, zero_frac=0.6, temp=2.0) for seed in (21, 22, 23)]
+    members = [
+        TableModel(d, 7, src_len=src_len, attn_seed=s)
+        for d, s in zip(dists, (1, 2, 3), strict=True)
+    ]
+    return dists, members
+
+
+def test_ensemble_step_is_the_mean_of_every_members_step():
+    dists, members = three_members()
+    # the members really differ, in outputs and in attention
+    a0, a1, a2 = (m.attention(0, (), 3) for m in members)
+    assert not np.allclose(a0, a1) and not np.allclose(a1, a2)
+    assert not np.allclose(dists[0](0, ()), dists[2](0, ()))
+    ens = Ensemble(three_members()[1])
+    state = ens.start([0, 1])
+    alone = [m.start([0, 1]) for m in members]  # each member stepped by the test itself
+    prev = torch.tensor([BOS, BOS])
+    for _ in range(3):
+        probs, attn, state = ens.step(state, prev)
+        outs = [m.step(s, prev) for m, s in zip(members, alone, strict=True)]
+        alone = [o[2] for o in outs]
+        want_p = np.mean([o[0].double().numpy() for o in outs], axis=0)
+        want_a = np.mean([o[1].double().numpy() for o in outs], axis=0)
+        np.testing.assert_allclose(probs.double().numpy(), want_p, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(attn.double().numpy(), want_a, rtol=1e-6, atol=1e-7)
+        # the next symbol: a nonzero one of the ensemble that is not EOS where possible
+        nxt = []
+        for row in want_p:
+            nz = [y for y in np.flatnonzero(row) if y != EOS]
+            nxt.append(int(nz[-1]) if nz else EOS)
+        prev = torch.tensor(nxt)
+    # reorder gathers the same rows of every member
+    index = torch.tensor([1, 1, 0])
+    probs, attn, _ = ens.step(ens.reorder(state, index), prev[index])
+    outs = [m.step(m.reorder(s, index), prev[index]) for m, s in zip(members, alone, strict=True)]
+    np.testing.assert_allclose(
+        probs.double().numpy(), np.mean([o[0].double().numpy() for o in outs], axis=0), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        attn.double().numpy(), np.mean([o[1].double().numpy() for o in outs], axis=0), rtol=1e-6
+    )
+
+
+def test_ensemble_of_three_against_brute_force_on_the_mixture():
+    dists, members = three_members()
+    mix = _mixture(dists)
+    ens = Ensemble(members)
+    support = enumerate_support(ens, [0, 1], cap=1000, max_len=3)
+    beams = beam_search(ens, [0, 1], beam_size=200, max_len=3, n_best=1000)
+    for inp, (s, r) in enumerate(zip(support, beams, strict=True)):
+        truth = brute_force(mix, inp, 7)
+        # no two members' tables alone give this distribution (all three matter)
+        for pair in itertools.combinations(dists, 2):
+            assert brute_force(_mixture(pair), inp, 7) != pytest.approx(truth)
+        assert s.complete
+        got = {tuple(h.tokens): h.prob for h in s.hypotheses}
+        assert got.keys() == truth.keys()
+        assert all(close(got[t], truth[t], 1e-5) for t in truth)
+        assert r.certificate is Certificate.FULL_SUPPORT
+        assert {tuple(h.tokens): h.prob for h in r.hypotheses} == pytest.approx(truth, rel=1e-5)
+        # each string's attention rows: the members' mean attention at every prefix of its path
+        width = 5  # the batch's longest source
+        for h in [*r.hypotheses, *s.hypotheses]:
+            path = [tuple(h.tokens[:i]) for i in range(len(h.tokens) + 1)]
+            want = np.stack(
+                [np.mean([m.attention(inp, q, width) for m in members], axis=0) for q in path]
+            )
+            np.testing.assert_allclose(h.attention.numpy(), want, rtol=1e-6, atol=1e-7)
 
 
 def test_ensemble_of_one_equals_single_model():
@@ -618,6 +793,7 @@ def test_bad_arguments_and_bad_model_output():
         greedy(TableModel(nan_dist, HAND_V), [0])
 
 
+@pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_matches_cpu():
     size = 7
@@ -631,3 +807,183 @@ def test_cuda_matches_cpu():
     assert [[h.tokens for h in s.hypotheses] for s in sc] == [
         [h.tokens for h in s.hypotheses] for s in sg
     ]
+
+
+# ------------------------------------------------------------------------------------------
+# edges found by mutation testing (README, Development)
+
+
+def test_default_widths_and_caps():
+    dense = random_dist(5, 7, depth=4, zero_frac=0.0, temp=1.0)  # hundreds of strings
+    (r,) = beam_search(TableModel(dense, 7), [0])
+    assert len(r.hypotheses) == 5  # beam 5, n-best 5 by default
+    (s,) = enumerate_support(TableModel(dense, 7), [0])
+    assert len(s.hypotheses) == 100 and s.cap == 100 and s.more_than_cap
+    for h in s.hypotheses:
+        assert h.log_prob == pytest.approx(math.log(h.prob), rel=1e-12)
+    for name in ("cap", "max_expansions", "width"):
+        with pytest.raises(ValueError, match=f"{name} must be a positive int, got 0"):
+            enumerate_support(TableModel(dense, 7), [0], **{name: 0})
+    (one,) = enumerate_support(TableModel(dense, 7), [0], cap=1, max_expansions=1, width=1)
+    assert one.hit_budget and one.hypotheses == []  # one prefix (the root) expanded
+
+
+class RowCountingModel(ConcatTableModel):
+    """Records the rows of every step and the number of states of every concat_states call."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rows, self.concats = [], []
+
+    def step(self, state, prev):
+        self.rows.append(len(prev))
+        return super().step(state, prev)
+
+    def concat_states(self, states):
+        self.concats.append(len(states))
+        return super().concat_states(states)
+
+
+def test_enumerate_support_expands_width_prefixes_per_round_up_to_the_budget():
+    deep = random_dist(3, 7, depth=8, zero_frac=0.0, temp=1.0)  # thousands of prefixes
+    model = RowCountingModel(deep, 7)
+    (s,) = enumerate_support(model, [0], cap=10**6)  # defaults: width 8, max_expansions 2000
+    assert s.hit_budget and not s.complete
+    assert sum(model.rows) == 2000  # every expanded prefix is one row of one step
+    assert model.rows[0] == 1 and max(model.rows) == 8
+    assert 2 in model.concats  # prefixes of two earlier expansions merged into one step
+
+
+def always_on(inp, prefix):
+    """Input 0 never emits EOS (a .8, b .2); input 1 emits a (.9) three times, then EOS."""
+    p = np.zeros(HAND_V, dtype=np.float32)
+    if inp == 0:
+        p[A], p[B_] = 0.8, 0.2
+    elif len(prefix) < 3:
+        p[A], p[B_] = 0.9, 0.1
+    else:
+        p[EOS] = 1.0
+    return p
+
+
+def test_greedy_stops_after_max_len_plus_one_steps():
+    model = TableModel(always_on, HAND_V, src_len={0: 2, 1: 4})
+    g0, g1 = greedy(model, [0, 1], max_len=3)
+    assert model.steps == 4  # max_len symbols, then a step that may only emit EOS
+    assert g0.tokens == [A, A, A] and g0.finished is False
+    assert g0.prob == pytest.approx(0.8**3, rel=1e-6)  # the prefix, without the last step
+    assert g0.attention.shape == (3, 4)
+    assert g1.tokens == [A, A, A] and g1.finished is True  # EOS at the last allowed step
+    assert g1.prob == pytest.approx(0.9**3, rel=1e-6)
+    assert g1.attention.shape == (4, 4)
+
+
+def test_beam_stops_when_the_n_best_beat_every_live_prefix():
+    def dist(inp, prefix):  # a 1/2 then EOS; b 1/2 then c then EOS
+        p = np.zeros(HAND_V, dtype=np.float32)
+        if prefix == ():
+            p[A], p[B_] = 0.5, 0.5
+        elif prefix == (B_,):
+            p[C_] = 1.0
+        else:
+            p[EOS] = 1.0
+        return p
+
+    model = TableModel(dist, HAND_V)
+    (r,) = beam_search(model, [0], beam_size=2, max_len=5, n_best=1)
+    # after step 2 "a" (1/2) is finished and the live "bc" has 1/2 too: ">=" stops there
+    assert model.steps == 2 and r.n_finished == 1
+    assert r.best.tokens == [A] and r.pruned_max_prob == 0.5
+    assert r.certificate is Certificate.MODE_ONLY
+
+
+class NaNOnPadding(TableModel):
+    """Gives NaN rows for the beam's dead slots (fed PAD): they must be ignored."""
+
+    def step(self, state, prev):
+        probs, attn, new = super().step(state, prev)
+        probs[prev == PAD] = float("nan")
+        return probs, attn, new
+
+
+def test_dead_beam_slots_may_hold_nan():
+    (want,) = beam_search(TableModel(hand_dist, HAND_V), [0], beam_size=5, max_len=5)
+    (got,) = beam_search(NaNOnPadding(hand_dist, HAND_V), [0], beam_size=5, max_len=5)
+    assert _key([got]) == _key([want])
+
+
+class NoAttention(TableModel):
+    def step(self, state, prev):
+        probs, _, new = super().step(state, prev)
+        return probs, None, new
+
+
+class DoubleAttention(TableModel):
+    def step(self, state, prev):
+        probs, attn, new = super().step(state, prev)
+        return probs, attn.double(), new
+
+
+def test_attention_absent_or_in_float64():
+    (r,) = beam_search(NoAttention(hand_dist, HAND_V), [0], beam_size=3, max_len=5)
+    assert all(h.attention is None for h in r.hypotheses) and len(r.hypotheses) == 3
+    assert greedy(NoAttention(hand_dist, HAND_V), [0])[0].attention is None
+    mixed = Ensemble([TableModel(hand_dist, HAND_V), NoAttention(hand_dist, HAND_V)])
+    _, attn, _ = mixed.step(mixed.start([0]), torch.tensor([BOS]))
+    assert attn is None  # not every member gives attention: the ensemble gives none
+    (d,) = beam_search(DoubleAttention(hand_dist, HAND_V), [0], beam_size=3, max_len=5)
+    assert all(h.attention.dtype == torch.float32 for h in d.hypotheses)
+
+
+class Symbols:
+    """A vocabulary object exposing its symbols under one attribute name (not iterable)."""
+
+    def __init__(self, attr, symbols):
+        setattr(self, attr, symbols)
+
+
+class CallableSymbols:
+    """``symbols`` is a method (skipped), ``itos`` the list."""
+
+    def __init__(self, symbols):
+        self.itos = symbols
+
+    def symbols(self):  # pragma: no cover - never called
+        raise AssertionError
+
+
+@pytest.mark.parametrize(
+    "expose",
+    [
+        lambda v: {"target_vocab": Symbols("symbols", v)},
+        lambda v: {"target_vocab": Symbols("itos", v)},
+        lambda v: {"target_vocab": Symbols("id_to_symbol", v)},
+        lambda v: {"target_vocab": CallableSymbols(v)},
+        lambda v: {"target_vocab": {s: i for i, s in enumerate(v)}},
+        lambda v: {"target_symbols": v},
+    ],
+)
+def test_target_vocabularies_are_compared_in_every_exposed_form(expose):
+    base = ["<pad>", "<s>", "</s>", "<unk>"]
+    v1, v2 = [*base, "b", "a"], [*base, "b", "ä"]  # id order is not alphabetical order
+
+    def member(v):
+        m = TableModel(member_a, 6)
+        for attr, value in expose(v).items():
+            setattr(m, attr, value)
+        return m
+
+    with pytest.raises(ValueError, match=r"members 0 and 1 .*symbol id 5 is 'a' vs 'ä'"):
+        Ensemble([member(v1), member(v2)])
+    # a vocabulary listing more symbols than the other (same target_size): the first extra one
+    with pytest.raises(ValueError, match=r"symbol id 6 is '<none>' vs 'c'"):
+        Ensemble([member(v1), member([*v1, "c"])])
+    with pytest.raises(ValueError, match=r"symbol id 6 is 'c' vs '<none>'"):
+        Ensemble([member([*v1, "c"]), member(v1)])
+    first = member(v1)
+    ens = Ensemble([first, member(v1)])
+    assert (ens.bos_id, ens.eos_id, ens.pad_id, ens.unk_id) == (BOS, EOS, PAD, UNK)
+    if hasattr(first, "target_vocab"):
+        assert ens.target_vocab is first.target_vocab  # the member's object, not a copy
+    else:
+        assert list(ens.target_vocab) == v1

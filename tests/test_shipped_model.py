@@ -1,21 +1,41 @@
-"""The shipped default model is what `evaluate` and `report ambiguity` use when --model is absent."""
+"""The shipped default model: `evaluate` and `report ambiguity` use it when --model is absent, and
+the figures the README and the registry state about it are what it does.
+
+Expected values are independent of the code under test: gold forms read with plain Python, exact
+matches and certificates counted here, the figures as the README writes them.
+"""
 
 from __future__ import annotations
 
 import json
+import tomllib
+import warnings
+from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from inflect.cli import main
 
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+SHIPPED = REPO / "inflect" / "models"
+MEMBERS = [str(SHIPPED / "german" / f"member-{i}.safetensors") for i in (1, 2)]
+
 GOLD = "Katze\tKatzen\tN;NOM;PL\nWort\tWortes\tN;GEN;SG\nHaus\tHäusern\tN;DAT;PL\n"
 
 
-def _predicted_best(gold_path):
-    runner = CliRunner()
-    out = runner.invoke(main, ["predict", "--lang", "german", "--input", str(gold_path),
-                               "--format", "jsonl"])
+def readme_text() -> str:
+    """The README with whitespace runs (line breaks included) collapsed to one space."""
+    return " ".join(README.read_text(encoding="utf-8").split())
+
+
+def _predicted_best(gold_path, models):
+    args = ["predict", "--lang", "german", "--input", str(gold_path), "--format", "jsonl"]
+    for m in models:
+        args += ["--model", m]
+    out = CliRunner().invoke(main, args)
     assert out.exit_code == 0, out.output
     return [json.loads(line)["forms"][0]["form"] for line in out.output.splitlines()]
 
@@ -23,28 +43,53 @@ def _predicted_best(gold_path):
 def test_evaluate_defaults_to_the_shipped_model(tmp_path):
     gold = tmp_path / "german-gold"
     gold.write_text(GOLD, encoding="utf-8")
-    best = _predicted_best(gold)
+    frames = {}
+    for name, models in (("default", []), ("explicit", MEMBERS)):
+        args = ["evaluate", "--lang", "german", "--gold", str(gold), "--out", str(tmp_path / name)]
+        for m in models:
+            args += ["--model", m]
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 0, out.output
+        frames[name] = pd.read_csv(tmp_path / f"{name}.csv")
+    row = frames["default"].iloc[0]
+    assert row["language"] == "german" and row["n"] == 3 and row["members"] == 2
+    # the default is the shipped ensemble named explicitly (both members, not one)
+    pd.testing.assert_frame_equal(frames["default"], frames["explicit"])
+    # the accuracy recounted here from the explicitly named ensemble's predictions
+    best = _predicted_best(gold, MEMBERS)
     golds = [line.split("\t")[1] for line in GOLD.splitlines()]
     expected = 100.0 * sum(b == g for b, g in zip(best, golds, strict=True)) / len(golds)
-    prefix = tmp_path / "scores"
-    out = CliRunner().invoke(main, ["evaluate", "--lang", "german", "--gold", str(gold),
-                                    "--out", str(prefix)])
+    assert row["accuracy"] == pytest.approx(expected, abs=1e-9)
+    # the README: "Haus N;DAT;PL gives Hausen 0.68 before Häusern 0.04" (a wrong best form)
+    assert best[2] == "Hausen" and expected <= 100.0 * 2 / 3
+
+
+def test_readme_haus_example_is_what_the_shipped_model_says():
+    out = CliRunner().invoke(
+        main, ["predict", "--lang", "german", "Haus", "N;DAT;PL", "--format", "jsonl"]
+    )
     assert out.exit_code == 0, out.output
-    frame = pd.read_csv(f"{prefix}.csv")
-    row = frame[frame["language"] == "german"].iloc[0]
-    assert row["n"] == 3
-    assert abs(row["accuracy"] - expected) < 1e-9
+    forms = {f["form"]: f["probability"] for f in json.loads(out.output)["forms"]}
+    assert next(iter(forms)) == "Hausen"
+    claim = f"`Haus N;DAT;PL` gives `Hausen` {forms['Hausen']:.2f} before `Häusern` "
+    claim += f"{forms['Häusern']:.2f}"
+    assert claim in readme_text()
+    assert claim.endswith("0.68 before `Häusern` 0.04")  # the figures as written in the README
 
 
 def test_report_ambiguity_defaults_to_the_shipped_model(tmp_path):
     gold = tmp_path / "german-gold"
     gold.write_text(GOLD, encoding="utf-8")
     out_file = tmp_path / "amb.md"
-    out = CliRunner().invoke(main, ["report", "ambiguity", "--lang", "german", "--gold",
-                                    str(gold), "--out", str(out_file)])
+    out = CliRunner().invoke(
+        main,
+        ["report", "ambiguity", "--lang", "german", "--gold", str(gold), "--out", str(out_file)],
+    )
     assert out.exit_code == 0, out.output
     text = out_file.read_text(encoding="utf-8")
     assert "- inputs: 3" in text
+    # Wort and Haus have several nonzero-probability forms (README: Wortes and Worts for Wort)
+    assert "| Wort | " in text and "| Haus | " in text
 
 
 def test_no_model_and_no_shipped_model_is_a_clear_error(tmp_path):
@@ -70,3 +115,79 @@ def test_shipped_members_load_as_typed_models():
         assert load_model(path).config == loaded.network.config
     # the folder holding the member files is an ensemble for every --model option
     assert checkpoint_members([members[0].parent]) == sorted(members)
+
+
+# ---------------------------------------------------------------------- the README's figures
+
+#: As the README and inflect/models/registry.toml state them (german-dev, 1,000 inputs).
+README_ENSEMBLE = {
+    "accuracy": "88.6",  # % exact match, beam 5 widened where not certified (the default)
+    "full_support": "71.7",  # % of inputs certified full support
+    "mode_only": "28.2",  # % certified mode only
+    "one_form": "41.8",  # % with all probability on one form
+    "mean_forms": "7.65",  # nonzero-probability forms per input
+}
+README_MEMBERS_GREEDY = ("88.3", "86.4")  # the members alone, greedy (training's selection)
+
+
+def _gold_rows(folder: Path) -> list[tuple[str, str, str]]:
+    """german-dev read with plain Python: (lemma, form, tags) per line."""
+    rows = []
+    for line in (folder / "german-dev").read_text(encoding="utf-8").splitlines():
+        lemma, form, tags = line.split("\t")
+        rows.append((lemma, form, tags))
+    return rows
+
+
+def _exact_match(records, rows) -> float:
+    hits = sum(
+        r.best is not None and r.best.form == form
+        for r, (_, form, _) in zip(records, rows, strict=True)
+    )
+    return 100.0 * hits / len(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_readme_figures_of_the_shipped_ensemble_on_german_dev(conll2018, one_thread):
+    from inflect.predict import Predictor, make_query
+    from inflect.vocab import UnknownSymbolWarning
+
+    rows = _gold_rows(conll2018)
+    assert len(rows) == 1000
+    queries = [make_query(lemma, tags, "german") for lemma, _, tags in rows]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnknownSymbolWarning)  # dev letters unseen in training
+        records = Predictor.from_checkpoints(MEMBERS).predict_many(queries)  # the defaults
+        greedy = [
+            _exact_match(
+                Predictor.from_checkpoints([m], beam_size=1, support="never").predict_many(queries),
+                rows,
+            )
+            for m in MEMBERS
+        ]
+    n = len(rows)
+    certificates = [r.certificate.value for r in records]
+    nonzero = [[f.probability for f in r.forms if f.probability > 0] for r in records]
+    measured = {
+        "accuracy": f"{_exact_match(records, rows):.1f}",
+        "full_support": f"{100 * certificates.count('full_support') / n:.1f}",
+        "mode_only": f"{100 * certificates.count('mode_only') / n:.1f}",
+        "one_form": f"{100 * sum(len(p) == 1 and p[0] >= 1 - 1e-6 for p in nonzero) / n:.1f}",
+        "mean_forms": f"{sum(len(p) for p in nonzero) / n:.2f}",
+    }
+    assert measured == README_ENSEMBLE
+    assert tuple(f"{a:.1f}" for a in greedy) == README_MEMBERS_GREEDY
+    # the README and the registry say exactly these figures
+    text = readme_text()
+    e = README_ENSEMBLE
+    assert f"**{e['accuracy']}% exact match on german-dev**" in text
+    assert f"the members alone {README_MEMBERS_GREEDY[0]} and {README_MEMBERS_GREEDY[1]}" in text
+    assert (
+        f"{e['full_support']}% of inputs certified full support, {e['mode_only']}% mode only, "
+        f"{e['one_form']}% with all probability on one form, {e['mean_forms']} "
+        "nonzero-probability forms on average"
+    ) in text
+    registry = tomllib.loads((SHIPPED / "registry.toml").read_text(encoding="utf-8"))
+    assert f"{registry['german']['dev_accuracy']:.1f}" == e["accuracy"]
+    assert registry["german"]["members"] == [f"german/member-{i}.safetensors" for i in (1, 2)]

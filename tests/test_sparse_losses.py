@@ -19,6 +19,8 @@ LOSSES = [
     ("bisect-1", 1.0, lambda x, t, **kw: S.entmax_bisect_loss(x, t, 1.0, **kw)),
     ("sparsemax", 2.0, S.sparsemax_loss),
     ("sparsemax-k1", 2.0, lambda x, t, **kw: S.sparsemax_loss(x, t, k=1, **kw)),
+    ("sparsemax-bisect", 2.0, S.sparsemax_bisect_loss),
+    ("module-sparsemax-bisect", 2.0, lambda x, t, **kw: S.SparsemaxBisectLoss(**kw)(x, t)),
     ("entmax(2)", 2.0, lambda x, t, **kw: S.entmax_loss(x, t, 2.0, **kw)),
     ("entmax15", 1.5, S.entmax15_loss),
     ("entmax(1.5)", 1.5, lambda x, t, **kw: S.entmax_loss(x, t, 1.5, **kw)),
@@ -53,8 +55,10 @@ def test_loss_matches_reference_and_gradient_is_p_minus_onehot(name, alpha, loss
     t = torch.randint(0, 7, (2, 3), generator=g)
     out = loss(x, t, reduction="none")
     assert out.shape == (2, 3)
-    ref = [fy_loss_ref(r, int(c), alpha) for r, c in zip(x.detach().reshape(-1, 7).numpy(),
-                                                         t.reshape(-1).tolist(), strict=True)]
+    ref = [
+        fy_loss_ref(r, int(c), alpha)
+        for r, c in zip(x.detach().reshape(-1, 7).numpy(), t.reshape(-1).tolist(), strict=True)
+    ]
     np.testing.assert_allclose(out.detach().reshape(-1).numpy(), ref, atol=1e-9)
     assert bool((out >= 0).all())
     out.sum().backward()
@@ -76,8 +80,10 @@ def test_ignore_index_and_mean(name, alpha, loss, ignore_index):
     assert bool((per[ignored] == 0).all())
     kept = ~ignored
     ref = torch.tensor(
-        [fy_loss_ref(r, int(c), alpha) for r, c in zip(x.detach()[kept].numpy(),
-                                                       t[kept].tolist(), strict=True)],
+        [
+            fy_loss_ref(r, int(c), alpha)
+            for r, c in zip(x.detach()[kept].numpy(), t[kept].tolist(), strict=True)
+        ],
         dtype=torch.float64,
     )
     torch.testing.assert_close(per[kept].detach(), ref, atol=1e-9, rtol=0)
@@ -92,17 +98,56 @@ def test_ignore_index_and_mean(name, alpha, loss, ignore_index):
             torch.testing.assert_close(
                 loss(x, t, ignore_index=ignore_index, reduction=red),
                 F.cross_entropy(x, t, ignore_index=ignore_index, reduction=red),
-                atol=1e-12, rtol=0,
+                atol=1e-12,
+                rtol=0,
             )
 
 
-def test_all_targets_ignored_mean_is_nan_like_torch():
-    x = torch.randn(3, 4)
+@pytest.mark.parametrize(("name", "alpha", "loss"), LOSSES, ids=IDS)
+def test_all_targets_ignored_mean_is_nan_with_zero_gradient_like_torch(name, alpha, loss):
+    # torch's cross_entropy: every target ignored -> 'mean' is 0/0 = NaN, but its gradient is 0
+    g = torch.Generator().manual_seed(16)
+    x0 = torch.randn(3, 4, generator=g)
     t = torch.full((3,), -100)
-    assert math.isnan(float(F.cross_entropy(x, t)))
-    for loss in (S.sparsemax_loss, S.entmax15_loss, lambda a, b, **kw: S.entmax_loss(a, b, 1.0, **kw)):
-        assert math.isnan(float(loss(x, t)))
-        assert float(loss(x, t, reduction="sum")) == 0.0
+    xr = x0.clone().requires_grad_(True)
+    ref = F.cross_entropy(xr, t)
+    ref.backward()
+    assert math.isnan(float(ref.detach())) and bool((xr.grad == 0).all())
+    x = x0.clone().requires_grad_(True)
+    out = loss(x, t, reduction="mean")
+    assert math.isnan(float(out.detach()))
+    out.backward()
+    torch.testing.assert_close(x.grad, xr.grad, atol=0, rtol=0)  # zeros, not NaN
+    assert float(loss(x.detach(), t, reduction="sum")) == 0.0
+    assert bool((loss(x, t, reduction="none") == 0).all())
+
+
+@pytest.mark.parametrize(
+    "make", [S.SparsemaxLoss, S.Entmax15Loss, S.SparsemaxBisectLoss, lambda: S.EntmaxLoss(1.5)]
+)
+def test_all_padding_micro_batch_leaves_weights_finite_after_adam(make):
+    # gradient accumulation over a real batch and an all-padding one, then one Adam step: the
+    # weights change as for the real batch alone (Adam's first step is lr * sign(grad))
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(5, 4)
+    ref = torch.nn.Linear(5, 4)
+    ref.load_state_dict(lin.state_dict())
+    x = torch.randn(6, 5)
+    real = torch.tensor([0, 1, 2, 3, 0, 1])
+    pad = torch.full((6,), -100)
+    crit = make()
+    opt = torch.optim.Adam(lin.parameters(), lr=0.1)
+    opt_ref = torch.optim.Adam(ref.parameters(), lr=0.1)
+    crit(lin(x), real).backward()
+    padded = crit(lin(x), pad)
+    assert math.isnan(float(padded.detach()))
+    padded.backward()
+    crit(ref(x), real).backward()
+    opt.step()
+    opt_ref.step()
+    for w, w_ref in zip(lin.parameters(), ref.parameters(), strict=True):
+        assert bool(torch.isfinite(w).all())
+        torch.testing.assert_close(w, w_ref, atol=0, rtol=0)
 
 
 @pytest.mark.parametrize(("name", "alpha", "loss"), LOSSES, ids=IDS)
@@ -119,7 +164,9 @@ def test_masked_classes(name, alpha, loss):
     for i in range(3):  # equals the loss on the finite columns alone
         keep = ~mask[i]
         y = int(keep[: int(t[i])].sum())
-        assert float(per[i].detach()) == pytest.approx(fy_loss_ref(z[i, keep].numpy(), y, alpha), abs=1e-9)
+        assert float(per[i].detach()) == pytest.approx(
+            fy_loss_ref(z[i, keep].numpy(), y, alpha), abs=1e-9
+        )
     assert float(per[3].detach()) == INF  # documented: a fully masked row has loss +inf
     per[:3].sum().backward()
     assert bool(torch.isfinite(x.grad).all())
@@ -133,7 +180,7 @@ def test_masked_classes(name, alpha, loss):
     assert bool(torch.isfinite(x2.grad).all())
     # the fully masked row with an ignored target: contributes nothing
     t3 = torch.tensor([2, 0, 7, -100])
-    assert math.isfinite(float(loss(x.detach(), t3)))
+    assert math.isfinite(float(loss(x.detach(), t3, reduction="mean")))
 
 
 @pytest.mark.parametrize(("name", "alpha", "loss"), LOSSES, ids=IDS)
@@ -149,8 +196,9 @@ def test_half_precision_and_huge_logits(name, alpha, loss):
     big = (x * 1e30).float()
     out = loss(big, t, reduction="none")
     assert bool(torch.isfinite(out).all())
-    ref = [fy_loss_ref(r, int(c), alpha) for r, c in zip(big.double().numpy(), t.tolist(),
-                                                         strict=True)]
+    ref = [
+        fy_loss_ref(r, int(c), alpha) for r, c in zip(big.double().numpy(), t.tolist(), strict=True)
+    ]
     np.testing.assert_allclose(out.double().numpy(), ref, rtol=1e-5)
 
 
@@ -178,7 +226,7 @@ def test_invalid_arguments():
     with pytest.raises(ValueError, match="shape"):
         S.sparsemax_loss(x, torch.tensor([0, 1, 2]))
     with pytest.raises(ValueError, match="reduction"):
-        S.sparsemax_loss(x, torch.tensor([0, 1, 2, 3]), reduction="elementwise_mean")
+        S.sparsemax_loss(x, torch.tensor([0, 1, 2, 3]), reduction="average")
     with pytest.raises(ValueError, match="reduction"):
         S.Entmax15Loss(reduction="avg")
     with pytest.raises(ValueError, match="alpha"):
@@ -192,9 +240,9 @@ def test_loss_modules_and_learnable_alpha():
     x = torch.randn(6, 5, generator=g)
     t = torch.tensor([0, 1, 2, 3, 4, -100])
     for mod, fn in [
-        (S.SparsemaxLoss(), S.sparsemax_loss),
+        (S.SparsemaxLoss(), lambda a, b: S.sparsemax_loss(a, b, reduction="mean")),
         (S.Entmax15Loss(reduction="sum"), lambda a, b: S.entmax15_loss(a, b, reduction="sum")),
-        (S.EntmaxBisectLoss(1.7), lambda a, b: S.entmax_bisect_loss(a, b, 1.7)),
+        (S.EntmaxBisectLoss(1.7), lambda a, b: S.entmax_bisect_loss(a, b, 1.7, reduction="mean")),
         (S.EntmaxLoss(1.0), lambda a, b: F.cross_entropy(a, b)),
     ]:
         torch.testing.assert_close(mod(x, t), fn(x, t), atol=1e-6, rtol=0)

@@ -35,6 +35,8 @@ def _paths():
         ("sparsemax-fast", 2.0, lambda x, dim=-1: S.sparsemax(x, dim, method="fast")),
         ("sparsemax-k1", 2.0, lambda x, dim=-1: S.sparsemax(x, dim, k=1)),
         ("bisect-2", 2.0, lambda x, dim=-1: S.entmax_bisect(x, 2.0, dim)),
+        ("sparsemax_bisect", 2.0, lambda x, dim=-1: S.sparsemax_bisect(x, dim)),
+        ("SparsemaxBisect-n40", 2.0, lambda x, dim=-1: S.SparsemaxBisect(dim, 40)(x)),
         ("entmax15-sort", 1.5, lambda x, dim=-1: S.entmax15(x, dim, method="sort")),
         ("entmax15-fast", 1.5, lambda x, dim=-1: S.entmax15(x, dim, method="fast")),
         ("entmax15-k1", 1.5, lambda x, dim=-1: S.entmax15(x, dim, k=1)),
@@ -217,8 +219,16 @@ def test_modules_and_learnable_alpha():
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("softmax", 1.0), ("sparsemax", 2.0), ("entmax15", 1.5), ("entmax:1.33", 1.33),
-     ("1.25", 1.25), (" Entmax:2.5 ", 2.5), (1.5, 1.5), (2, 2.0)],
+    [
+        ("softmax", 1.0),
+        ("sparsemax", 2.0),
+        ("entmax15", 1.5),
+        ("entmax:1.33", 1.33),
+        ("1.25", 1.25),
+        (" Entmax:2.5 ", 2.5),
+        (1.5, 1.5),
+        (2, 2.0),
+    ],
 )
 def test_mapping_alpha(name, expected):
     assert S.mapping_alpha(name) == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import shutil
@@ -30,7 +31,7 @@ from inflect.checkpoint import (
     save_tensors,
 )
 from inflect.cli import main
-from inflect.model import Config
+from inflect.model import Config, Seq2Seq
 from inflect.search import greedy
 from inflect.train import TrainingData, TrainingInterrupted, make_batch, train
 
@@ -254,6 +255,96 @@ def test_cli_train_writes_a_checkpoint_and_resumes(tmp_path):
     assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
     bad = CliRunner().invoke(main, [*args[:1], "--lang", "klingon", *args[3:]])
     assert bad.exit_code != 0 and "klingon" in bad.output
+
+
+def _alpha_in_file(path: Path) -> float:
+    """The learned attention α of a checkpoint file, read with safetensors alone:
+    α = 1 + softplus(θ) (Peters et al. 2019, §3; θ the stored ``attention_alpha_raw``)."""
+    with safe_open(str(path), "pt") as fh:
+        (theta,) = fh.get_tensor("attention_alpha_raw").reshape(-1).tolist()
+    return 1.0 + math.log1p(math.exp(theta))
+
+
+def _alpha(model) -> float:
+    a = model.attention_alpha
+    return float(a.detach()) if torch.is_tensor(a) else float(a)
+
+
+def _attention_uses(model, alpha: float, items) -> None:
+    """The model's attention weights are the α-entmax (α = ``alpha``) of its scores."""
+    from test_model import attention_oracle
+
+    batch = make_batch(model, items)
+    with torch.no_grad():
+        state = model.start(batch)
+        for t in range(batch.target_in.shape[1]):
+            _, attn, new = model.step(state, batch.target_in[:, t])
+            want = attention_oracle(model, state, new, alpha)
+            torch.testing.assert_close(attn.double(), want, atol=2e-6, rtol=1e-5)
+            state = new
+
+
+def test_learned_alpha_moves_and_a_checkpoint_restores_it(tmp_path):
+    train_items, dev_items = synthetic.items(48, seed=1), synthetic.items(8, seed=2)
+    config = tiny_config(attention_mapping="entmax15", learn_attention_alpha=True)
+    result = train(
+        config,
+        TrainingData(train_items, dev_items),
+        tmp_path,
+        device="cpu",
+        max_epochs=2,
+        patience=2,
+    )
+    assert result.epochs == 2
+    learned = _alpha_in_file(tmp_path / MODEL_FILE)
+    assert abs(learned - 1.5) > 1e-4  # Adam moved θ (about lr = 1e-3 per step, 3 steps/epoch)
+    model = load_model(tmp_path)
+    assert model.config.learn_attention_alpha
+    assert _alpha(model) == pytest.approx(learned, rel=1e-6)
+    _attention_uses(model, learned, dev_items)
+    # a model built from the same config starts at 1.5: the change is the training's
+    fresh = Seq2Seq.from_metadata(model.metadata())
+    assert _alpha(fresh) == pytest.approx(1.5, rel=1e-6)
+
+
+def test_cli_learn_alpha_flag(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
+    write_conll(data / "german-dev", synthetic.items(8, seed=2))
+    args = [
+        "train",
+        "--lang",
+        "german",
+        "--setting",
+        "low",
+        "--attention",
+        "entmax:1.3",
+        "--output",
+        "softmax",
+        "--preset",
+        "tiny",
+        "--epochs",
+        "1",
+        "--device",
+        "cpu",
+        "--data-dir",
+        str(data),
+    ]
+    result = CliRunner().invoke(main, [*args, "--learn-alpha", "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    model = load_model(tmp_path / "a")
+    assert model.config.learn_attention_alpha and model.config.attention_mapping == "entmax:1.3"
+    learned = _alpha_in_file(tmp_path / "a" / MODEL_FILE)
+    assert abs(learned - 1.3) > 1e-4
+    assert _alpha(model) == pytest.approx(learned, rel=1e-6)
+    # without the flag the α is fixed and nothing named attention_alpha_raw is stored
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    fixed = load_model(tmp_path / "b")
+    assert not fixed.config.learn_attention_alpha and fixed.attention_alpha == 1.3
+    with safe_open(str(tmp_path / "b" / MODEL_FILE), "pt") as fh:
+        assert "attention_alpha_raw" not in fh.keys()  # noqa: SIM118
 
 
 def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):

@@ -1,27 +1,35 @@
 """The shipped default models: their registry (``registry.toml``) and where their files are.
 
-The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` has one table per
-language, named by the shared-task name (``[german]``), with
+The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` (version 2) has
 
-* ``members``: the checkpoint files (``.safetensors`` written by :func:`inflect.checkpoint.save_model`,
-  or checkpoint folders), relative to the registry's folder; several members form an ensemble;
-* ``dev_accuracy``: exact-match accuracy on the shared-task dev file, in percent;
-* ``setting``: the training setting (``"high"``, ``"medium"`` or ``"low"``);
-* ``data``: the training and selection data, in words;
-* ``commands``: the command that trained each member (or ``command``, one string).
+* one ``[model.NAME]`` table per model: ``members`` (checkpoint files written by
+  :func:`inflect.checkpoint.save_model`, or checkpoint folders, relative to the registry's folder;
+  several members form an ensemble), ``setting`` (``"high"``, ``"medium"`` or ``"low"``),
+  ``data`` (the training and selection data, in words), ``commands`` (how each member was
+  trained) and ``description``; a multilingual model serves many languages;
+* one ``[language.NAME]`` table per language (its shared-task name), mapping each model that
+  serves it to that model's exact-match accuracy on the language's dev file, in percent.
+
+The default model of a language is the most accurate on its dev file among the models of the
+largest setting that serves it and the language's own models (named after it); ``setting=``
+chooses a setting explicitly. Version 1 registries (one table per language with ``members``,
+``dev_accuracy``, ``setting``, ``data``, ``commands``) are still read.
 
 ``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
 site-wide set of models. This module imports only the standard library (and
-:mod:`inflect.languages`); loading the weights is :mod:`inflect.predict`'s job.
+:mod:`inflect.defaults`, :mod:`inflect.languages`); loading the weights is
+:mod:`inflect.predict`'s job.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from inflect.defaults import SETTINGS
 
 __all__ = [
     "MODELS_ENV",
@@ -58,11 +66,12 @@ class ShippedModel:
     Attributes:
         language: shared-task name of the language (``"german"``).
         members: absolute paths of the member checkpoints (one: a single model).
-        dev_accuracy: exact-match dev accuracy in percent, or None if not given.
+        dev_accuracy: exact-match accuracy on the language's dev file in percent, or None.
         setting: training setting (``"high"``, ...), or ``""``.
         data: the training and selection data, in words.
         commands: the commands that trained the members.
         description: free text.
+        name: the model's name in the registry (the language's name in a version 1 registry).
     """
 
     language: str
@@ -72,6 +81,7 @@ class ShippedModel:
     data: str
     commands: tuple[str, ...]
     description: str = ""
+    name: str = ""
 
     @property
     def size_bytes(self) -> int:
@@ -100,23 +110,21 @@ def models_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return _PACKAGE_DIR
 
 
-def _entry(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
+def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> ShippedModel:
+    """One model table (version 2) or language table (version 1), validated."""
+
     def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [{name}] {what}")
+        return RegistryError(f"{where}: [{'' if v1 else 'model.'}{name}] {what}")
 
     if not isinstance(table, dict):
         raise fail("must be a table")
-    unknown = sorted(set(table) - _KEYS)
+    keys = _KEYS if v1 else _KEYS - {"dev_accuracy"}
+    unknown = sorted(set(table) - keys)
     if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
-    from inflect.languages import UnknownLanguageError, resolve
-
-    try:
-        spec = resolve(name)
-    except UnknownLanguageError as exc:
-        raise fail(str(exc)) from None
-    if spec.name != name:
-        raise fail(f"tables are named by shared-task name: use [{spec.name}]")
+        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
+    language = ""
+    if v1:
+        language = _language_name(name, fail)
     members = table.get("members")
     if (
         not isinstance(members, list)
@@ -124,12 +132,7 @@ def _entry(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
         or not all(isinstance(m, str) and m for m in members)
     ):
         raise fail("members must be a non-empty list of file names")
-    accuracy = table.get("dev_accuracy")
-    if accuracy is not None and (
-        isinstance(accuracy, bool) or not isinstance(accuracy, int | float)
-        or not 0 <= accuracy <= 100
-    ):
-        raise fail(f"dev_accuracy must be a percentage, got {accuracy!r}")
+    accuracy = _accuracy(table.get("dev_accuracy"), fail) if v1 else None
     commands = table.get("commands", table.get("command", []))
     if isinstance(commands, str):
         commands = [commands]
@@ -138,22 +141,104 @@ def _entry(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
     for key in ("setting", "data", "description"):
         if not isinstance(table.get(key, ""), str):
             raise fail(f"{key} must be a string")
+    setting = table.get("setting", "")
+    if setting and setting not in SETTINGS:
+        raise fail(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
     return ShippedModel(
-        language=name,
+        language=language,
         members=tuple((folder / m).resolve() for m in members),
-        dev_accuracy=None if accuracy is None else float(accuracy),
-        setting=table.get("setting", ""),
+        dev_accuracy=accuracy,
+        setting=setting,
         data=table.get("data", ""),
         commands=tuple(commands),
         description=table.get("description", ""),
+        name=name,
     )
 
 
-def list_models(models_dir_override: str | os.PathLike[str] | None = None) -> list[ShippedModel]:
-    """Every model of the registry, sorted by language.
+def _language_name(name: str, fail: Any) -> str:
+    from inflect.languages import UnknownLanguageError, resolve
+
+    try:
+        spec = resolve(name)
+    except UnknownLanguageError as exc:
+        raise fail(str(exc)) from None
+    if spec.name != name:
+        raise fail(f"tables are named by shared-task name: use [{spec.name}]")
+    return spec.name
+
+
+def _accuracy(value: Any, fail: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        raise fail(f"dev_accuracy must be a percentage, got {value!r}")
+    return float(value)
+
+
+def _read(folder: Path) -> dict[str, list[ShippedModel]]:
+    """language -> every model serving it (with that language's dev accuracy)."""
+    path = folder / REGISTRY_FILE
+    if not path.is_file():
+        return {}
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RegistryError(f"{path}: not valid TOML ({exc})") from None
+    version = doc.pop("version", 1)
+    where = str(path)
+    if version == 1:
+        entries = [_model_table(n, doc[n], folder, where, v1=True) for n in sorted(doc)]
+        return {e.language: [e] for e in entries}
+    if version != 2:
+        raise RegistryError(f"{path}: registry version {version!r}, this program reads 1 and 2")
+    unknown = sorted(set(doc) - {"model", "language"})
+    if unknown:
+        raise RegistryError(f"{path}: unknown table(s) {', '.join(unknown)}; known: model, language")
+    models = {
+        n: _model_table(n, t, folder, where, v1=False) for n, t in doc.get("model", {}).items()
+    }
+    served: dict[str, list[ShippedModel]] = {}
+    for lang, table in sorted(doc.get("language", {}).items()):
+
+        def fail(what: str, lang: str = lang) -> RegistryError:
+            return RegistryError(f"{where}: [language.{lang}] {what}")
+
+        name = _language_name(lang, fail)
+        if not isinstance(table, dict) or not table:
+            raise fail("must map model names to dev accuracies")
+        for model_name, acc in table.items():
+            if model_name not in models:
+                raise fail(f"unknown model {model_name!r}; models: {', '.join(sorted(models))}")
+            served.setdefault(name, []).append(
+                replace(models[model_name], language=name, dev_accuracy=_accuracy(acc, fail))
+            )
+    return served
+
+
+def _best(candidates: list[ShippedModel]) -> ShippedModel:
+    return max(candidates, key=lambda m: -1.0 if m.dev_accuracy is None else m.dev_accuracy)
+
+
+def _default(language: str, candidates: list[ShippedModel]) -> ShippedModel:
+    """The largest setting's models and the language's own, the most accurate on dev."""
+    order = {s: i for i, s in enumerate(SETTINGS)}
+    largest = min((order.get(m.setting, len(order)) for m in candidates), default=len(order))
+    pool = [
+        m for m in candidates
+        if order.get(m.setting, len(order)) == largest or m.name.startswith(language)
+    ]
+    return _best(pool)
+
+
+def list_models(
+    models_dir_override: str | os.PathLike[str] | None = None, *, every: bool = False
+) -> list[ShippedModel]:
+    """The shipped models by language, sorted by language.
 
     Args:
         models_dir_override: the models folder (default: see :func:`models_dir`).
+        every: every (language, model) pair, not only each language's default.
 
     Returns:
         The entries; an empty list when the registry lists none (or the folder has no registry).
@@ -161,44 +246,56 @@ def list_models(models_dir_override: str | os.PathLike[str] | None = None) -> li
     Raises:
         RegistryError: the registry is not valid TOML or an entry is malformed (file, table, key).
     """
-    folder = models_dir(models_dir_override)
-    path = folder / REGISTRY_FILE
-    if not path.is_file():
-        return []
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RegistryError(f"{path}: not valid TOML ({exc})") from None
-    version = doc.pop("version", 1)
-    if version != 1:
-        raise RegistryError(f"{path}: registry version {version!r}, this program reads 1")
-    return [_entry(name, doc[name], folder, str(path)) for name in sorted(doc)]
+    served = _read(models_dir(models_dir_override))
+    if every:
+        return [m for lang in sorted(served) for m in served[lang]]
+    return [_default(lang, served[lang]) for lang in sorted(served)]
 
 
 def default_model(
-    language: str, models_dir_override: str | os.PathLike[str] | None = None
+    language: str,
+    models_dir_override: str | os.PathLike[str] | None = None,
+    setting: str | None = None,
 ) -> ShippedModel:
     """The shipped model of ``language`` (any name or code of the language).
 
+    Args:
+        language: the language.
+        models_dir_override: the models folder (default: see :func:`models_dir`).
+        setting: ``"high"``, ``"medium"`` or ``"low"``: the most accurate model of that setting
+            serving the language; None: the language's default (see the module docstring).
+
     Raises:
         UnknownLanguageError: no language has this name (the message lists the closest).
-        NoDefaultModelError: no shipped model for the language (the message lists those shipped).
+        NoDefaultModelError: no shipped model for the language, or none of ``setting`` (the
+            message lists the languages or the settings that have one).
         RegistryError: the registry is malformed, or a member file is missing.
     """
     from inflect.languages import resolve
 
     spec = resolve(language)
-    models = list_models(models_dir_override)
-    for entry in models:
-        if entry.language == spec.name:
-            if entry.missing:
-                raise RegistryError(
-                    f"the shipped {spec.name} model lacks {', '.join(map(str, entry.missing))}; "
-                    "the installation is incomplete, reinstall sparse-inflect"
-                )
-            return entry
-    shipped = ", ".join(m.language for m in models) or "none yet"
-    raise NoDefaultModelError(
-        f"no shipped default model for {spec.name} (shipped: {shipped}); pass --model with a "
-        f"checkpoint trained by `inflect train --lang {spec.name} ...`"
-    )
+    served = _read(models_dir(models_dir_override))
+    candidates = served.get(spec.name, [])
+    if not candidates:
+        shipped = ", ".join(sorted(served)) or "none yet"
+        raise NoDefaultModelError(
+            f"no shipped default model for {spec.name} (shipped: {shipped}); pass --model with "
+            f"a checkpoint trained by `inflect train --lang {spec.name} ...`"
+        )
+    if setting is not None:
+        of_setting = [m for m in candidates if m.setting == setting]
+        if not of_setting:
+            have = sorted({m.setting for m in candidates if m.setting}, key=SETTINGS.index)
+            raise NoDefaultModelError(
+                f"no shipped {setting}-setting model for {spec.name}; it has: "
+                f"{', '.join(have) or 'models without a setting'} (--setting {' or '.join(have)})"
+            )
+        entry = _best(of_setting)
+    else:
+        entry = _default(spec.name, candidates)
+    if entry.missing:
+        raise RegistryError(
+            f"the shipped {spec.name} model lacks {', '.join(map(str, entry.missing))}; "
+            "the installation is incomplete, reinstall sparse-inflect"
+        )
+    return entry

@@ -1,6 +1,9 @@
 """α-entmax mappings and their Fenchel–Young losses (torch only).
 
-Public names follow the ``entmax`` package (deep-spin), so that switching is a change of import.
+Public names, positional arguments, defaults and results follow the ``entmax`` package
+(deep-spin, version 1.3, without its normmax and budget mappings), so that switching is a change
+of import (``import inflect.sparse as entmax``); the deliberate differences are listed in the
+README (section "Sparse core").
 Sources: Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models" (ACL);
 Martins & Astudillo (2016), "From Softmax to Sparsemax" (ICML); Correia, Niculae & Martins (2019),
 "Adaptively Sparse Transformers" (EMNLP).
@@ -24,13 +27,20 @@ from inflect.sparse.losses import (
     Entmax15Loss,
     EntmaxBisectLoss,
     EntmaxLoss,
+    SparsemaxBisectLoss,
     SparsemaxLoss,
     entmax15_loss,
     entmax_bisect_loss,
     entmax_loss,
+    sparsemax_bisect_loss,
     sparsemax_loss,
 )
-from inflect.sparse.root_finding import EntmaxBisect, entmax_bisect
+from inflect.sparse.root_finding import (
+    EntmaxBisect,
+    SparsemaxBisect,
+    entmax_bisect,
+    sparsemax_bisect,
+)
 
 __all__ = [
     "Entmax",
@@ -40,6 +50,8 @@ __all__ = [
     "EntmaxBisectLoss",
     "EntmaxLoss",
     "Sparsemax",
+    "SparsemaxBisect",
+    "SparsemaxBisectLoss",
     "SparsemaxLoss",
     "entmax",
     "entmax15",
@@ -50,5 +62,7 @@ __all__ = [
     "mapping_alpha",
     "softmax",
     "sparsemax",
+    "sparsemax_bisect",
+    "sparsemax_bisect_loss",
     "sparsemax_loss",
 ]

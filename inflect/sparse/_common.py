@@ -72,6 +72,47 @@ def check_n_iter(n_iter: int | None) -> int | None:
     return n_iter
 
 
+#: reductions of the losses; ``"elementwise_mean"`` is the ``entmax`` package's name for ``"mean"``
+REDUCTIONS = ("none", "sum", "mean", "elementwise_mean")
+
+
+def check_reduction(reduction: object) -> str:
+    """Validate a loss reduction; returns ``"none"``, ``"sum"`` or ``"mean"``.
+
+    ``"elementwise_mean"`` (the ``entmax`` package's name) is the same as ``"mean"``.
+    Raises ``ValueError`` for anything else.
+    """
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    return "mean" if reduction == "elementwise_mean" else reduction
+
+
+def check_ignore_index(ignore_index: object) -> int:
+    """Validate ``ignore_index``: an int, or an integer tensor with one element (as the
+    ``entmax`` package's users write ``ignore_index=y[0]``); returns it as an int.
+
+    Raises ``ValueError`` for anything else (bool, float, a floating or boolean tensor, a tensor
+    with more or fewer than one element).
+    """
+    if isinstance(ignore_index, int) and not isinstance(ignore_index, bool):
+        return ignore_index
+    if (
+        isinstance(ignore_index, torch.Tensor)
+        and ignore_index.numel() == 1
+        and not ignore_index.is_floating_point()
+        and not ignore_index.is_complex()
+        and ignore_index.dtype != torch.bool
+    ):
+        return int(ignore_index.item())
+    if isinstance(ignore_index, torch.Tensor):
+        got = f"a {ignore_index.dtype} tensor of shape {tuple(ignore_index.shape)}"
+    else:
+        got = repr(ignore_index)
+    raise ValueError(
+        f"ignore_index must be an int or an integer tensor with one element, got {got}"
+    )
+
+
 def check_alpha(alpha: object) -> Alpha:
     """Validate α: a real number or a floating-point tensor, every value finite and ``> 0``.
 

@@ -115,11 +115,17 @@ def entmax_p(u: torch.Tensor, t: torch.Tensor, alpha: float | torch.Tensor) -> t
 
 
 def entmax_t_bracket(u: torch.Tensor, alpha: float | torch.Tensor):
-    """Initial bracket ``(lo, hi)`` of ``t`` with ``f(lo) >= 0 >= f(hi)``, each ``(..., 1)``."""
-    d = u.shape[-1]
+    """Initial bracket ``(lo, hi)`` of ``t`` with ``f(lo) >= 0 >= f(hi)``, each ``(..., 1)``.
+
+    ``hi = 1 - n^(1-α)`` with ``n`` the number of entries that can be in the support: those
+    with ``u > -1`` and finite (α > 1: ``u <= 0``, and ``u <= -1`` gives ``p = 0`` for every
+    ``t >= 0``; α < 1: ``u >= 0``, and ``u = +inf`` gives ``p = 0``); each of them then has
+    ``p <= 1/n``. Counting only those gives a row with masked (``-inf``) entries the bracket of
+    the row without them (and a tighter one for a fixed ``n_iter``).
+    """
     lo = u.new_zeros((*u.shape[:-1], 1))
-    hi = 1 - torch.as_tensor(float(d), dtype=u.dtype, device=u.device) ** (1 - alpha)
-    return lo, (lo + hi)
+    n = ((u > -1) & (u < torch.inf)).sum(dim=-1, keepdim=True).clamp_(min=1).to(u.dtype)
+    return lo, 1 - n.pow_(1 - alpha)
 
 
 def entmax_t_bisect(

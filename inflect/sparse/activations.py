@@ -380,3 +380,46 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     else:
         p = torch.softmax(z, dim=dim)
     return p if p.dtype == x.dtype else p.to(x.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# The `entmax` package's (private) threshold functions, with its contract, for code written
+# against it: any ``dim``, logits as given (no shift, no scaling), ``k`` a partial-sort size.
+# ---------------------------------------------------------------------------------------------
+
+
+def _threshold_and_support(solver, x: torch.Tensor, dim: int, k: int | None):
+    C.check_float(x)
+    dim = C.check_dim(x, dim)
+    tau, supp = solver(x.movedim(dim, -1), C.check_k(k))
+    return tau.movedim(-1, dim), supp.movedim(-1, dim)
+
+
+def _sparsemax_threshold_and_support(X: torch.Tensor, dim: int = -1, k: int | None = None):
+    """Sparsemax threshold τ and support size of ``X`` along ``dim`` (Martins & Astudillo 2016,
+    Algorithm 1), as the ``entmax`` package's function of that name.
+
+    Args:
+        X: logits of any shape, floating dtype; used as given (not shifted by the maximum).
+        dim: the dimension holding the distribution.
+        k: sort only the top ``k`` (doubling for rows whose support may be larger), or ``None``.
+
+    Returns:
+        ``(tau, support_size)``, both of ``X``'s shape with ``dim`` of size 1; ``tau`` in
+        ``X``'s dtype, ``support_size`` int64; ``sparsemax(X) = [X - tau]_+``.
+
+    Raises:
+        ValueError: ``X`` not a floating tensor, ``dim`` out of range, ``k < 1``.
+    """
+    return _threshold_and_support(sparsemax_tau_sort, X, dim, k)
+
+
+def _entmax_threshold_and_support(X: torch.Tensor, dim: int = -1, k: int | None = None):
+    """1.5-entmax threshold τ and support size of ``X`` along ``dim`` (Peters et al. 2019,
+    Algorithm 2), as the ``entmax`` package's function of that name.
+
+    ``X`` is used as given: 1.5-entmax of logits ``z`` is ``[X - tau]_+^2`` for ``X = z/2``
+    (minus any constant). Arguments, result and errors as
+    :func:`_sparsemax_threshold_and_support`.
+    """
+    return _threshold_and_support(entmax15_tau_sort, X, dim, k)

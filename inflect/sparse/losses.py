@@ -10,16 +10,23 @@ For the Tsallis regulariser ``Ω_α(p) = (Σ p_i^α - 1) / (α(α-1))`` (Shannon
 ``j != y``; ``∂L/∂z = p - e_y``; at α = 1 it is the cross-entropy. Its gradient with respect to
 α (envelope theorem) is ``-∂Ω_α(p)/∂α`` at fixed ``p``.
 
-Conventions, as ``torch.nn.CrossEntropyLoss`` (but with the classes in the LAST dimension):
-logits ``(..., C)``, integer targets ``(...)``; targets equal to ``ignore_index`` (any int,
-negative or not) contribute 0 and are not counted by ``'mean'``, which divides the sum by the
-number of non-ignored targets (NaN when every target is ignored, as in torch). A ``-inf`` logit is
+Names, positional arguments and defaults follow the ``entmax`` package: the functions
+``sparsemax_loss``, ``entmax15_loss``, ``sparsemax_bisect_loss`` and ``entmax_bisect_loss`` return
+one loss per target unless ``reduction`` is given; the modules reduce by ``'mean'`` (alias
+``'elementwise_mean'``); :func:`entmax_loss` / :class:`EntmaxLoss` (this package's own) follow
+``torch.nn.functional.cross_entropy``. Conventions, as ``torch.nn.CrossEntropyLoss`` (but with the
+classes in the LAST dimension): logits ``(..., C)``, integer targets ``(...)``; targets equal to
+``ignore_index`` (any int, negative or not, or an integer tensor with one element) contribute 0
+and are not counted by ``'mean'``, which divides the sum by the number of non-ignored targets
+(NaN with a zero gradient when every target is ignored, as in torch). A ``-inf`` logit is
 a masked class (probability 0); a target whose logit is ``-inf`` (including every target of a
 fully masked row) has loss ``+inf``, and its gradient is ``p - e_y`` (finite; zero for a fully
 masked row).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import nn
@@ -148,16 +155,18 @@ def _fy_loss(x, target, kind, alpha, ignore_index, reduction, extra):
     if not isinstance(target, torch.Tensor):
         raise ValueError(f"target must be an integer tensor, got {type(target).__name__}")
     if target.is_floating_point() or target.is_complex() or target.dtype == torch.bool:
-        raise ValueError(f"target must be an integer (class index) tensor, got dtype {target.dtype}")
+        raise ValueError(
+            f"target must be an integer (class index) tensor, got dtype {target.dtype}"
+        )
     if tuple(target.shape) != tuple(x.shape[:-1]):
         raise ValueError(
             f"target shape {tuple(target.shape)} must equal logits shape without the class "
             f"dimension {tuple(x.shape[:-1])}"
         )
-    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
-        raise ValueError(f"ignore_index must be an int, got {ignore_index!r}")
+    if type(ignore_index) is not int:
+        ignore_index = C.check_ignore_index(ignore_index)
     if reduction not in _REDUCTIONS:
-        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+        reduction = C.check_reduction(reduction)
     n_classes = x.shape[-1]
     cdt = C.compute_dtype(x.dtype)
     z = x.reshape(-1, n_classes)
@@ -183,48 +192,60 @@ def _fy_loss(x, target, kind, alpha, ignore_index, reduction, extra):
     elif reduction == "sum":
         out = loss.sum()
     else:
-        out = loss.sum() / valid.sum()
+        # NaN when every target is ignored (as torch's cross_entropy), but a zero gradient, not
+        # NaN (1/0 times the zero rows): one all-padding batch must not poison the weights
+        n = int(valid.sum())  # on the host, as the target check above
+        out = loss.sum() / n if n else loss.sum() * 0.0 + math.nan
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 
-def sparsemax_loss(x, target, ignore_index=-100, reduction="mean", *, k=None):
+def sparsemax_loss(x, target, k=None, *, ignore_index=-100, reduction="none"):
     """Sparsemax loss (Fenchel–Young loss of sparsemax; Martins & Astudillo 2016, eq. 18).
 
+    Positional arguments and result as the ``entmax`` package's ``sparsemax_loss(X, target,
+    k=None)``: one loss per target by default.
+
     Args:
-        x: logits ``(..., C)``, any floating dtype (half precision computed in float32);
-            ``-inf`` = masked class.
+        x: logits ``(..., C)`` (the package: ``(N, C)``), any floating dtype (half precision
+            computed in float32); ``-inf`` = masked class.
         target: integer class indices ``(...)``, in ``[0, C)`` or equal to ``ignore_index``.
-        ignore_index: target value that contributes nothing (default -100; any int).
-        reduction: ``'none'`` (shape ``(...)``), ``'sum'`` or ``'mean'`` (over non-ignored
-            targets), as ``torch.nn.CrossEntropyLoss``.
-        k: partial-sort size passed to :func:`inflect.sparse.sparsemax`.
+        k: partial-sort size passed to :func:`inflect.sparse.sparsemax` (same result).
+        ignore_index: target value that contributes 0 (default -100; any int, or an integer
+            tensor with one element).
+        reduction: ``'none'`` (default; shape ``(...)``), ``'sum'`` or ``'mean'`` (alias
+            ``'elementwise_mean'``; over the non-ignored targets, NaN with a zero gradient when
+            every target is ignored), as ``torch.nn.CrossEntropyLoss``.
 
     Returns:
         The loss in ``x``'s dtype (see the module docstring for masked classes).
 
     Raises:
         ValueError: non-floating logits, non-integer targets, shape mismatch, a target outside
-            ``[0, C)`` that is not ``ignore_index``, an unknown reduction, ``k < 1``.
+            ``[0, C)`` that is not ``ignore_index``, an invalid ``ignore_index``, an unknown
+            reduction, ``k < 1``.
     """
     return _fy_loss(x, target, "sparsemax", 2.0, ignore_index, reduction, C.check_k(k))
 
 
-def entmax15_loss(x, target, ignore_index=-100, reduction="mean", *, k=None):
+def entmax15_loss(x, target, k=None, *, ignore_index=-100, reduction="none"):
     """1.5-entmax Fenchel–Young loss (Peters et al. 2019, section 3.2, α = 1.5).
 
-    Arguments, result and errors as :func:`sparsemax_loss`.
+    As the ``entmax`` package's ``entmax15_loss(X, target, k=None)``; arguments, result and
+    errors as :func:`sparsemax_loss`.
     """
     return _fy_loss(x, target, "entmax15", 1.5, ignore_index, reduction, C.check_k(k))
 
 
-def entmax_bisect_loss(x, target, alpha=1.5, ignore_index=-100, reduction="mean", n_iter=None):
+def entmax_bisect_loss(x, target, alpha=1.5, n_iter=None, *, ignore_index=-100, reduction="none"):
     """α-entmax Fenchel–Young loss, α-entmax by root finding (Peters et al. 2019, section 3.2).
+
+    As the ``entmax`` package's ``entmax_bisect_loss(X, target, alpha=1.5, n_iter=50)``.
 
     Args:
         alpha: α > 0, a float or a tensor broadcasting to ``x.shape[:-1] + (1,)`` (e.g. an
             ``nn.Parameter``; the loss is then differentiable in α, with the α = 1 limit used
             at α = 1 exactly).
-        n_iter: as in :func:`inflect.sparse.entmax_bisect`.
+        n_iter: as in :func:`inflect.sparse.entmax_bisect` (``None``: to the working precision).
         Other arguments, result and errors as :func:`sparsemax_loss`.
     """
     alpha = C.check_alpha(alpha)
@@ -234,30 +255,45 @@ def entmax_bisect_loss(x, target, alpha=1.5, ignore_index=-100, reduction="mean"
     return _fy_loss(x, target, "bisect", alpha, ignore_index, reduction, n_iter)
 
 
-def entmax_loss(x, target, alpha, ignore_index=-100, reduction="mean"):
-    """α-entmax loss with the exact algorithm where there is one.
+def sparsemax_bisect_loss(x, target, n_iter=None, *, ignore_index=-100, reduction="none"):
+    """Sparsemax loss with sparsemax by root finding: :func:`entmax_bisect_loss` at α = 2.
 
-    α = 1: cross-entropy (equal to ``torch.nn.functional.cross_entropy`` on ``(N, C)``);
-    α = 1.5: :func:`entmax15_loss`; α = 2: :func:`sparsemax_loss`; any other float or a tensor:
-    :func:`entmax_bisect_loss`. Arguments, result and errors as :func:`sparsemax_loss`.
+    As the ``entmax`` package's ``sparsemax_bisect_loss(X, target, n_iter=50)``; the values of
+    :func:`sparsemax_loss`. Arguments, result and errors as :func:`entmax_bisect_loss`.
+    """
+    return entmax_bisect_loss(
+        x, target, 2.0, n_iter, ignore_index=ignore_index, reduction=reduction
+    )
+
+
+def entmax_loss(x, target, alpha, ignore_index=-100, reduction="mean"):
+    """α-entmax loss with the exact algorithm where there is one (not in the ``entmax`` package).
+
+    α = 1: cross-entropy (equal to ``torch.nn.functional.cross_entropy`` on ``(N, C)``, whose
+    argument order and default ``reduction='mean'`` it follows); α = 1.5: :func:`entmax15_loss`;
+    α = 2: :func:`sparsemax_loss`; any other float or a tensor: :func:`entmax_bisect_loss`.
+    Arguments, result and errors as :func:`sparsemax_loss`.
     """
     alpha = C.check_alpha(alpha)
+    kw = {"ignore_index": ignore_index, "reduction": reduction}
     if isinstance(alpha, float):
         if alpha == 1.0:
             return _fy_loss(x, target, "softmax", 1.0, ignore_index, reduction, None)
         if alpha == 1.5:
-            return entmax15_loss(x, target, ignore_index, reduction)
+            return entmax15_loss(x, target, **kw)
         if alpha == 2.0:
-            return sparsemax_loss(x, target, ignore_index, reduction)
-    return entmax_bisect_loss(x, target, alpha, ignore_index, reduction)
+            return sparsemax_loss(x, target, **kw)
+    return entmax_bisect_loss(x, target, alpha, **kw)
 
 
 class _LossModule(nn.Module):
+    """A loss module: ``ignore_index`` and ``reduction`` as ``torch.nn.CrossEntropyLoss``
+    (``reduction='elementwise_mean'``, the ``entmax`` package's name, is ``'mean'``)."""
+
     def __init__(self, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__()
-        if reduction not in _REDUCTIONS:
-            raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-        self.ignore_index = ignore_index
+        C.check_reduction(reduction)
+        self.ignore_index = C.check_ignore_index(ignore_index)
         self.reduction = reduction
 
     def extra_repr(self) -> str:
@@ -265,31 +301,38 @@ class _LossModule(nn.Module):
 
 
 class SparsemaxLoss(_LossModule):
-    """Module form of :func:`sparsemax_loss`."""
+    """Module form of :func:`sparsemax_loss`; arguments in the ``entmax`` package's order."""
 
-    def __init__(self, ignore_index: int = -100, reduction: str = "mean", *, k=None):
+    def __init__(self, k=None, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__(ignore_index, reduction)
         self.k = C.check_k(k)
 
     def forward(self, x, target):
-        return sparsemax_loss(x, target, self.ignore_index, self.reduction, k=self.k)
+        return sparsemax_loss(
+            x, target, self.k, ignore_index=self.ignore_index, reduction=self.reduction
+        )
 
 
 class Entmax15Loss(_LossModule):
-    """Module form of :func:`entmax15_loss`."""
+    """Module form of :func:`entmax15_loss`; arguments in the ``entmax`` package's order
+    (``k=None`` chooses the exact algorithm automatically; the package's default 100 gives the
+    same values)."""
 
-    def __init__(self, ignore_index: int = -100, reduction: str = "mean", *, k=None):
+    def __init__(self, k=None, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__(ignore_index, reduction)
         self.k = C.check_k(k)
 
     def forward(self, x, target):
-        return entmax15_loss(x, target, self.ignore_index, self.reduction, k=self.k)
+        return entmax15_loss(
+            x, target, self.k, ignore_index=self.ignore_index, reduction=self.reduction
+        )
 
 
 class EntmaxBisectLoss(_LossModule):
-    """Module form of :func:`entmax_bisect_loss`; an ``nn.Parameter`` α is registered."""
+    """Module form of :func:`entmax_bisect_loss` (the ``entmax`` package's argument order);
+    an ``nn.Parameter`` α is registered."""
 
-    def __init__(self, alpha=1.5, ignore_index: int = -100, reduction: str = "mean", n_iter=None):
+    def __init__(self, alpha=1.5, n_iter=None, ignore_index: int = -100, reduction: str = "mean"):
         super().__init__(ignore_index, reduction)
         C.check_alpha(alpha)
         self.alpha = alpha
@@ -297,7 +340,25 @@ class EntmaxBisectLoss(_LossModule):
 
     def forward(self, x, target):
         return entmax_bisect_loss(
-            x, target, self.alpha, self.ignore_index, self.reduction, self.n_iter
+            x,
+            target,
+            self.alpha,
+            self.n_iter,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class SparsemaxBisectLoss(_LossModule):
+    """Module form of :func:`sparsemax_bisect_loss` (the ``entmax`` package's argument order)."""
+
+    def __init__(self, n_iter=None, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(ignore_index, reduction)
+        self.n_iter = C.check_n_iter(n_iter)
+
+    def forward(self, x, target):
+        return sparsemax_bisect_loss(
+            x, target, self.n_iter, ignore_index=self.ignore_index, reduction=self.reduction
         )
 
 

@@ -19,7 +19,6 @@ time they had already used.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import subprocess
@@ -37,6 +36,10 @@ CONFIGS: dict[str, tuple[str, dict]] = {
     "small": ("cpu-small", {}),
     "small-plain": ("cpu-small", {"copy_examples": 0.0, "copy_bias": False}),
     "small-T2": ("cpu-small", {"language_temperature": 2.0}),
+    "small-plain-T2": (
+        "cpu-small",
+        {"copy_examples": 0.0, "copy_bias": False, "language_temperature": 2.0},
+    ),
     "large": ("cpu-small", {"emb_dim": 150, "feature_dim": 150, "hidden_dim": 400}),
     "large-plain": (
         "cpu-small",
@@ -70,17 +73,19 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         preset, dev_sample=args.dev_sample, seed=1, max_epochs=100, patience=100, **overrides
     )
     start = time.process_time()
+    budget_reached = []
 
     def stop_at_budget(event: str, info: dict) -> None:
         used = spent + time.process_time() - start
         if event == "batch" and info["batch"] % 20 == 0:
             spent_file.write_text(f"{used:.1f}")
         if event == "batch" and used >= budget:
+            budget_reached.append(used)
             raise KeyboardInterrupt
 
     status = run_status(out)
     if status != "finished" and spent < budget:
-        with contextlib.suppress(KeyboardInterrupt):
+        try:
             train(
                 None if status == "interrupted" else config,
                 data,
@@ -89,6 +94,9 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
                 resume=status == "interrupted",
                 progress=stop_at_budget,
             )
+        except KeyboardInterrupt:
+            if not budget_reached:  # Ctrl-C / SIGTERM: stopped, resumable; no evaluation now
+                raise
         spent_file.write_text(f"{spent + time.process_time() - start:.1f}")
     # the selected weights: best completed epoch, or the weights at the stop if better on the sample
     sample = [data.dev[i] for i in dev_sample(data.dev, config.dev_sample)]

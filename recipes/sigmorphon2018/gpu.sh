@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The every-language members on one GPU: trains a high and a medium multilingual model (the
+# paper's size, batches of 256, bfloat16 products) for MINUTES each (default 4; SIGTERM then
+# saves a resumable state and the best epoch so far is kept), then scores both on every language's
+# full dev set with beam 5 (ship.py --dry-run), printing the macro-averages and the tables.
+# Expected cost on one H200: 2 x MINUTES of training plus about 2 minutes of evaluation.
+#
+# On a GPU machine without network: run `bash benchmarks/gpu_prepare.sh` here first and carry
+# `.gpu`; there: bash recipes/sigmorphon2018/gpu.sh   (MINUTES=4 SEEDS="1" OUT=/tmp/gpu-grid)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+PY="${PYTHON:-python3}"
+OUT="${OUT:-/tmp/gpu-grid}"
+MINUTES="${MINUTES:-4}"
+SEEDS="${SEEDS:-1}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+if [ -d .gpu ]; then
+    "$PY" -m pip install --quiet --no-index --no-deps .gpu/wheels/*.whl 2>&1 | tail -2
+    mkdir -p .gpu/data && tar -xzf .gpu/conll2018-task1.tar.gz -C .gpu/data
+    export INFLECT_DATA_DIR="$PWD/.gpu/data"
+fi
+export INFLECT_DATA_DIR="${INFLECT_DATA_DIR:-../shared/data}"
+mkdir -p "$OUT"
+models=()
+for setting in high medium; do
+    members=""
+    for seed in $SEEDS; do
+        run="$OUT/$setting-s$seed"
+        resume=""; [ -f "$run/trainer_state.safetensors" ] && resume="--resume"
+        start=$(date +%s)
+        timeout --signal=TERM "${MINUTES}m" "$PY" -m inflect train --lang all --setting "$setting" \
+            --preset paper --batch-size 256 --dev-sample 100 --epochs 60 --patience 5 \
+            --seed "$seed" --device cuda --checkpoint-minutes 1 --out "$run" $resume \
+            > "$run.log" 2>&1
+        echo "$setting seed $seed: trained $(( $(date +%s) - start )) s (status $?)"
+        grep -E "device|epoch +[0-9]+ " "$run.log" | tail -4
+        members="${members:+$members,}$run"
+    done
+    models+=(--model "multilingual-$setting=$members")
+done
+"$PY" recipes/sigmorphon2018/ship.py --dry-run --device cuda --results "$OUT/scores" "${models[@]}"
+cat "$OUT"/scores/table-dev-*.md | grep -E "macro|language \|"

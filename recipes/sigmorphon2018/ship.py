@@ -1,0 +1,265 @@
+"""Ship trained models as `inflect predict`'s defaults: score them, store them, write the registry.
+
+For each model given (``NAME=CHECKPOINT[,CHECKPOINT...]``; several checkpoints form an ensemble,
+their next-symbol probabilities averaged), the ensemble is evaluated with beam search
+(``inflect.evaluate.evaluate_checkpoints``: beam 5, widened where the support is not certified) on
+the full dev set of every language it serves; the scores are cached in ``--results``. The members
+are then written in float16 (or as trained with ``--keep-dtype``) to ``--out-dir/NAME/``, and
+``--out-dir/registry.toml`` (version 2, see :mod:`inflect.models`) lists every model and, for
+every language, each serving model's dev accuracy. Every language of ``langs/`` must be served.
+
+``--results`` also receives ``table-dev-<setting>.md``: per language, dev accuracy beside the
+official baseline's, the certificate and sparsity shares, and the macro-averages — the table of
+the recipe README.
+
+Usage::
+
+    python recipes/sigmorphon2018/ship.py --data-dir ../shared/data \\
+        --model multilingual-high=runs/high-s1,runs/high-s2 \\
+        --model multilingual-medium=runs/medium-s1,runs/medium-s2 \\
+        --model german-high=inflect/models/german/member-1.safetensors,... \\
+        --out-dir inflect/models --results runs/ship [--check-float16 german,finnish]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+#: A model's name -> its checkpoints.
+Models = dict[str, list[Path]]
+
+
+def parse_models(specs: list[str]) -> Models:
+    models: Models = {}
+    for spec in specs:
+        name, _, paths = spec.partition("=")
+        if not name or not paths:
+            raise SystemExit(f"--model takes NAME=CHECKPOINT[,CHECKPOINT...], got {spec!r}")
+        models[name] = [Path(p) for p in paths.split(",") if p]
+    return models
+
+
+def checkpoint_file(path: Path) -> Path:
+    return path / "model.safetensors" if path.is_dir() else path
+
+
+def model_facts(paths: list[Path]) -> dict[str, Any]:
+    """Languages, setting, config and data description of the first member."""
+    from inflect.checkpoint import load_tensors
+
+    _, meta = load_tensors(checkpoint_file(paths[0]))
+    training = meta.get("training") or {}
+    data = training.get("data") or {}
+    languages = [d["name"] for d in meta.get("languages", [])]
+    return {
+        "languages": languages,
+        "setting": data.get("setting", ""),
+        "config": meta["model"]["config"],
+        "data": data,
+        "training": training,
+    }
+
+
+def command_of(facts: dict[str, Any], member: int) -> str:
+    """The `inflect train` command that matches a member's stored config and data."""
+    cfg, data = facts["config"], facts["data"]
+    lang = "all" if len(facts["languages"]) > 1 else facts["languages"][0]
+    parts = [
+        "inflect train",
+        f"--lang {lang}",
+        f"--setting {facts['setting']}",
+        f"--attention {cfg['attention_mapping']}",
+        f"--output {cfg['output_mapping']}",
+        f"--seed {cfg['seed']}",
+    ]
+    if cfg.get("preset"):
+        parts.append(f"--preset {cfg['preset']}")
+    if cfg.get("dev_sample"):
+        parts.append(f"--dev-sample {cfg['dev_sample']}")
+    if cfg.get("language_temperature", 1.0) != 1.0:
+        parts.append(f"--language-temperature {cfg['language_temperature']}")
+    parts.append(f"--epochs {cfg['max_epochs']} --patience {cfg['patience']}")
+    parts.append(f"--out runs/{data.get('setting', 'run')}-member{member}")
+    return " ".join(parts)
+
+
+def evaluate_model(name: str, paths: list[Path], languages: list[str], args: argparse.Namespace):
+    """Per-language dev scores of the ensemble, cached as ``results/NAME.csv``."""
+    import pandas as pd
+
+    from inflect.evaluate import evaluate_checkpoints
+    from inflect.scoring import MACRO
+
+    cache = Path(args.results) / f"{name}.csv"
+    if cache.is_file() and not args.rescore:
+        return pd.read_csv(cache)
+    frames = []
+    for i, lang in enumerate(languages, 1):
+        print(f"{name}: {lang} ({i}/{len(languages)})", flush=True)
+        result = evaluate_checkpoints(
+            [str(p) for p in paths], [lang], "dev", data_dir=args.data_dir, beam_size=5,
+            device=args.device,
+        )
+        frames.append(result.frame[result.frame["language"] != MACRO])
+    frame = pd.concat(frames, ignore_index=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(cache, index=False)
+    return frame
+
+
+def store_members(name: str, paths: list[Path], out_dir: Path, half: bool) -> list[str]:
+    """Write the members to ``out_dir/NAME/member-k.safetensors``; their paths relative to
+    ``out_dir``."""
+    import torch
+
+    from inflect.checkpoint import load_tensors, save_tensors
+
+    folder = out_dir / name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    rel = []
+    for k, path in enumerate(paths, 1):
+        tensors, meta = load_tensors(checkpoint_file(path))
+        if half:
+            tensors = {
+                n: (t.to(torch.float16) if t.is_floating_point() else t) for n, t in tensors.items()
+            }
+        target = folder / f"member-{k}.safetensors"
+        save_tensors(target, tensors, meta)
+        rel.append(f"{name}/member-{k}.safetensors")
+    return rel
+
+
+def registry_text(
+    models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any]
+) -> str:
+    """Registry version 2 (see inflect.models)."""
+    lines = [
+        "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
+        "# recipes/sigmorphon2018/ship.py. [model.NAME]: an ensemble of members; [language.NAME]:",
+        "# the dev accuracy (percent, beam 5) of each model serving the language.",
+        "",
+        "version = 2",
+    ]
+    for name in models:
+        f = facts[name]
+        cfg = f["config"]
+        n_lang = len(f["languages"])
+        desc = (
+            f"ensemble of {len(stored[name])} {cfg['attention_mapping']} attention / "
+            f"{cfg['output_mapping']} output models, preset {cfg.get('preset') or 'paper'}, "
+            f"{n_lang} language{'s' if n_lang > 1 else ''}"
+        )
+        data = (
+            f"conll2018-task1: train-{f['setting']} of {n_lang} language(s) "
+            f"({f['data'].get('train_examples', '?')} pairs), selected on dev"
+        )
+        if f["data"].get("smaller_settings"):
+            data += "; with the low-setting data of " + ", ".join(f["data"]["smaller_settings"])
+        lines += [
+            "",
+            f"[model.{name}]",
+            "members = [" + ", ".join(json.dumps(m) for m in stored[name]) + "]",
+            f"setting = {json.dumps(f['setting'])}",
+            f"data = {json.dumps(data)}",
+            f"description = {json.dumps(desc)}",
+            "commands = [",
+            *[f"  {json.dumps(command_of(f, k))}," for k in range(1, len(stored[name]) + 1)],
+            "]",
+        ]
+    by_language: dict[str, dict[str, float]] = {}
+    for name, frame in scores.items():
+        for row in frame.itertuples():
+            by_language.setdefault(row.language, {})[name] = round(float(row.accuracy), 2)
+    for lang in sorted(by_language):
+        lines += ["", f"[language.{lang}]"]
+        lines += [f"{json.dumps(m)} = {acc}" for m, acc in by_language[lang].items()]
+    return "\n".join(lines) + "\n"
+
+
+def results_table(frame, baseline, setting: str) -> str:
+    """Per-language dev accuracy beside the official baseline, with certificate shares."""
+    base = {}
+    if baseline is not None:
+        b = baseline[baseline["setting"] == setting]
+        base = dict(zip(b["language"], b["accuracy"], strict=True))
+    lines = [
+        "| language | dev accuracy | baseline | ≥ baseline | full support | mode only | "
+        "one form | forms per input |",
+        "|---|---:|---:|:-:|---:|---:|---:|---:|",
+    ]
+    rows = frame.sort_values("language")
+    at_or_above = 0
+    for row in rows.itertuples():
+        b = base.get(row.language)
+        ok = b is not None and row.accuracy >= b
+        at_or_above += ok
+        lines.append(
+            f"| {row.language} | {row.accuracy:.1f} | {'—' if b is None else f'{b:.1f}'} | "
+            f"{'yes' if ok else ('no' if b is not None else '—')} | "
+            f"{100 * row.full_support:.1f} | {100 * row.mode_only:.1f} | "
+            f"{100 * row.single_string:.1f} | {row.mean_strings:.2f} |"
+        )
+    with_base = [r for r in rows.itertuples() if r.language in base]
+    macro_base = sum(base[r.language] for r in with_base) / max(1, len(with_base))
+    lines.append(
+        f"| **macro-average ({len(rows)})** | **{rows['accuracy'].mean():.1f}** | "
+        f"{macro_base:.1f} | {at_or_above} of {len(with_base)} | "
+        f"{100 * rows['full_support'].mean():.1f} | {100 * rows['mode_only'].mean():.1f} | "
+        f"{100 * rows['single_string'].mean():.1f} | {rows['mean_strings'].mean():.2f} |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", action="append", required=True, metavar="NAME=CKPT[,CKPT]")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out-dir", default="inflect/models")
+    parser.add_argument("--results", default="runs/ship")
+    parser.add_argument("--keep-dtype", action="store_true", help="do not store float16")
+    parser.add_argument("--rescore", action="store_true", help="ignore cached scores")
+    parser.add_argument("--dry-run", action="store_true", help="score and tabulate only")
+    parser.add_argument("--device", default="auto", help="where the models are evaluated")
+    args = parser.parse_args()
+
+    from inflect.baseline import official_baseline
+    from inflect.languages import all_languages
+
+    models = parse_models(args.model)
+    facts = {name: model_facts(paths) for name, paths in models.items()}
+    scores = {
+        name: evaluate_model(name, paths, facts[name]["languages"], args)
+        for name, paths in models.items()
+    }
+    served = {lang for frame in scores.values() for lang in frame["language"]}
+    missing = sorted(s.name for s in all_languages() if s.name not in served)
+    baseline = official_baseline(data_dir=args.data_dir)
+    results = Path(args.results)
+    for name, frame in scores.items():
+        setting = facts[name]["setting"]
+        (results / f"table-dev-{name}.md").write_text(results_table(frame, baseline, setting))
+        print(f"{name}: macro dev accuracy {frame['accuracy'].mean():.2f} over {len(frame)}")
+    if missing:
+        print(f"not served: {', '.join(missing)}", file=sys.stderr)
+    if args.dry_run:
+        return
+    if missing:
+        raise SystemExit("every language must be served; add a model for those above")
+    out_dir = Path(args.out_dir)
+    stored = {
+        name: store_members(name, paths, out_dir, not args.keep_dtype)
+        for name, paths in models.items()
+    }
+    (out_dir / "registry.toml").write_text(registry_text(models, facts, stored, scores))
+    print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, {len(models)} models)")
+
+
+if __name__ == "__main__":
+    main()
