@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inflect.data import Example, TagBundle
-from inflect.evaluate import input_key
+from inflect.data import Example, TagBundle, input_key
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ def ambiguity_report(
             ``language``, ``forms`` of ``(form, probability)``, ``complete``, ``certificate``,
             ``more_than``).
         gold: gold examples, matched to the records by language, lemma and tag bundle as
-            written (:func:`inflect.evaluate.input_key`); None for no gold.
+            written (:func:`inflect.data.input_key`); None for no gold.
         explanations: per record, its :class:`inflect.explain.Explanation` or None (same length
             and order as ``predictions``; :func:`inflect.explain.explain_all`); None for none.
 

@@ -1,8 +1,9 @@
-"""Examples at the symbol level -> padded id tensors: the one path for training and prediction.
+"""Examples at the symbol level <-> id tensors: the one path for training and prediction.
 
 Strings become ids once per dataset (:class:`EncodedItems`); a batch is then only a gather and a
 padding of those ids (:meth:`EncodedItems.batch`). :func:`make_batch` does both for a one-off list
-(a query, a test). The model receives :class:`Batch` tensors and never sees strings.
+(a query, a test). The model receives :class:`Batch` tensors and never sees strings; the ids it
+outputs become symbols again with :func:`output_symbols`.
 
 Conventions: source and target ids come from the model's symbol vocabularies
 (:mod:`inflect.vocab`: PAD 0, BOS 1, EOS 2, UNK 3); a tag bundle is a *set* of UniMorph features,
@@ -21,9 +22,24 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 
-from inflect.vocab import BOS_ID, EOS_ID, PAD_ID, UnknownSymbolWarning, Vocab
+from inflect.vocab import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    UNK,
+    UnknownSymbolWarning,
+    Vocab,
+    replace_unknowns,
+)
 
-__all__ = ["IGNORE_INDEX", "Batch", "EncodedItems", "Vocabularies", "make_batch"]
+__all__ = [
+    "IGNORE_INDEX",
+    "Batch",
+    "EncodedItems",
+    "Vocabularies",
+    "make_batch",
+    "output_symbols",
+]
 
 #: Label index ignored by the loss (as in :class:`torch.nn.CrossEntropyLoss`).
 IGNORE_INDEX = -100
@@ -98,7 +114,9 @@ class Vocabularies:
     @classmethod
     def of(cls, model: Any) -> Vocabularies:
         """The vocabularies of a :class:`~inflect.model.Seq2Seq`."""
-        return cls(model.source_vocab, model.target_vocab, model.feature_vocab, model.language_vocab)
+        return cls(
+            model.source_vocab, model.target_vocab, model.feature_vocab, model.language_vocab
+        )
 
 
 class EncodedItems:
@@ -107,9 +125,11 @@ class EncodedItems:
     Args:
         vocabs: the model's vocabularies.
         sources: N source symbol sequences, each non-empty.
-        features: N iterables of UniMorph features; required when ``vocabs.feature`` exists.
-            Features unseen in training are left out (with a warning when ``warn``).
-        languages: N language names; optional when the model knows a single language.
+        features: N iterables of UniMorph features; required when ``vocabs.feature`` exists,
+            ignored otherwise. Features unseen in training are left out (with a warning when
+            ``warn``).
+        languages: N language names (or None each); ignored without ``vocabs.language``;
+            optional when the model knows a single language.
         targets: N target symbol sequences (training / teacher forcing), or None.
         warn: warn about symbols and features unseen in training.
 
@@ -193,9 +213,7 @@ class EncodedItems:
             ids.append(vocab.index(lang))
         return torch.tensor(ids, dtype=torch.long)
 
-    def batch(
-        self, rows: Sequence[int] | None = None, device: torch.device | str = "cpu"
-    ) -> Batch:
+    def batch(self, rows: Sequence[int] | None = None, device: torch.device | str = "cpu") -> Batch:
         """The padded :class:`Batch` of examples ``rows`` (default: all), on ``device``.
 
         Raises:
@@ -254,3 +272,28 @@ def make_batch(
     return EncodedItems(vocabs, sources, features, languages, targets, warn=warn).batch(
         device=device
     )
+
+
+def output_symbols(
+    vocab: Vocab,
+    tokens: Sequence[int],
+    attention: Tensor | None = None,
+    source_symbols: Sequence[str] | None = None,
+) -> list[str]:
+    """Output ids -> target symbols, with unknown-word replacement.
+
+    Args:
+        vocab: the model's target vocabulary.
+        tokens: T output ids without BOS/EOS.
+        attention: float (T', S) attention rows of those steps (T' >= T), or None.
+        source_symbols: the input's source symbols.
+
+    Returns:
+        T symbols; every UNK replaced by the source symbol of highest attention at its step
+        (:func:`inflect.vocab.replace_unknowns`; only where an attention row and the source
+        symbols are given).
+    """
+    symbols = vocab.decode(tokens)
+    if attention is not None and source_symbols and UNK in symbols:
+        symbols = replace_unknowns(symbols, attention.tolist(), source_symbols)
+    return symbols

@@ -14,8 +14,13 @@ A checkpoint folder holds
   epoch boundary, the Adam state (tensors here, hyperparameters in the JSON metadata) and the
   loop's counters (epoch, learning rate, best accuracy, patience).
 
-Every file is written to a temporary file in the same folder, then renamed over the target
-(``os.replace``), so an interruption never leaves a half-written checkpoint.
+Every file is written through :func:`inflect.files.atomic_write` (a temporary file in the same
+folder, renamed over the target), so an interruption never leaves a half-written checkpoint.
+
+Reading: :func:`load_checkpoint` gives a :class:`LoadedModel` — the network with everything stored
+beside its weights (language specs, codec, metadata); :func:`load_model` the network alone.
+:func:`checkpoint_members` is the one rule by which every command turns ``--model`` paths
+(checkpoints, or folders of ensemble members) into checkpoint files.
 """
 
 from __future__ import annotations
@@ -23,28 +28,27 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
+from inflect.files import atomic_write
 from inflect.model import Seq2Seq, resolve_device
+
+if TYPE_CHECKING:
+    from inflect.codec import Codec
+    from inflect.languages import LanguageSpec
 
 FORMAT = "sparse-inflect/1"
 META_KEY = "sparse_inflect"
 MODEL_FILE = "model.safetensors"
 STATE_FILE = "trainer_state.safetensors"
 METRICS_FILE = "metrics.csv"
-
-
-def _umask_mode() -> int:
-    """File mode 0o666 filtered by the process umask (mkstemp creates files 0o600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 class CheckpointError(ValueError):
@@ -65,37 +69,13 @@ def versions() -> dict[str, str]:
     }
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_tensors(
     path: str | os.PathLike[str], tensors: dict[str, torch.Tensor], meta: dict[str, Any]
 ) -> None:
     """Atomically write ``tensors`` with ``meta`` (JSON) under the metadata key ``sparse_inflect``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(fd)
-    try:
-        cpu = {k: v.detach().to("cpu").contiguous() for k, v in tensors.items()}
-        save_file(cpu, tmp, metadata={META_KEY: json.dumps(meta, ensure_ascii=False)})
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    cpu = {k: v.detach().to("cpu").contiguous() for k, v in tensors.items()}
+    metadata = {META_KEY: json.dumps(meta, ensure_ascii=False)}
+    atomic_write(path, lambda temp: save_file(cpu, str(temp), metadata=metadata))
 
 
 def load_tensors(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -163,71 +143,145 @@ def save_model(
     save_tensors(path, state_dict if state_dict is not None else model.state_dict(), meta)
 
 
-def _language_specs(dicts: list[dict[str, Any]]) -> dict[str, Any]:
-    """LanguageSpec objects by name (plain dicts where inflect.languages cannot rebuild them)."""
-    try:
-        from inflect.languages import LanguageSpec
-    except ImportError:  # pragma: no cover - the languages room is always shipped
-        return {d.get("name", str(i)): d for i, d in enumerate(dicts)}
-    return {d["name"]: LanguageSpec.from_dict(d) for d in dicts}
+@dataclass(frozen=True)
+class LoadedModel:
+    """A checkpoint read back: the network and what was stored beside its weights.
+
+    Attributes:
+        network: the :class:`~inflect.model.Seq2Seq` in eval mode, on the device asked for.
+        languages: the :class:`~inflect.languages.LanguageSpec` of each language the model was
+            trained on, by name (empty for a translation model).
+        codec: the stored :class:`~inflect.codec.Codec` (e.g. the SentencePiece model of a
+            translation checkpoint), or None: an inflection model turns text into symbols with
+            the codec of each query's language (:class:`~inflect.codec.CharCodec` of its spec).
+        metadata: the checkpoint's JSON document (format, model description, languages,
+            metrics, training facts, software versions).
+        path: the file read.
+    """
+
+    network: Seq2Seq
+    languages: dict[str, LanguageSpec] = field(default_factory=dict)
+    codec: Codec | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def is_translation(self) -> bool:
+        """True for a model of sentence pairs: a stored codec and no tag bundles."""
+        return self.codec is not None and self.network.feature_vocab is None
 
 
-def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> Seq2Seq:
+def load_checkpoint(
+    path: str | os.PathLike[str], device: str | torch.device = "cpu"
+) -> LoadedModel:
     """Load a model checkpoint written by :func:`save_model` (no data, no pickle).
 
     Args:
-        path: a checkpoint folder or its ``model.safetensors``.
+        path: a checkpoint folder or its ``model.safetensors`` (any ``.safetensors`` file
+            written by :func:`save_model`).
         device: where to put the weights (``"auto"``: CUDA when available, see
             :func:`inflect.model.resolve_device`).
 
     Returns:
-        The :class:`~inflect.model.Seq2Seq` in eval mode, with two extra attributes:
-        ``language_specs`` (dict name -> :class:`~inflect.languages.LanguageSpec`) and
-        ``checkpoint`` (the JSON metadata: metrics, training facts, versions) and ``codec``
-        (the :class:`inflect.codec.Codec` stored with it; where none is stored, a
-        :class:`~inflect.codec.CharCodec` of the model's language when it has exactly one
-        :class:`~inflect.languages.LanguageSpec`, else None).
+        The :class:`LoadedModel`.
 
     Raises:
-        CheckpointError: if the file is missing or is not a sparse-inflect checkpoint, its
-            weights are not finite or do not match its described architecture, or its codec cannot be rebuilt
-            (e.g. sentencepiece is not installed).
+        CheckpointError: if the file is missing or is not a sparse-inflect model checkpoint
+            (a trainer state is named as such, with the file to pass instead), its weights are
+            not finite or do not match its described architecture, or its codec cannot be
+            rebuilt (e.g. sentencepiece is not installed).
     """
     path = Path(path)
     if path.is_dir():
         path = path / MODEL_FILE
     tensors, meta = load_tensors(path)
-    broken = sorted(k for k, t in tensors.items() if t.is_floating_point() and not t.isfinite().all())
+    if meta.get("kind") == "trainer_state" or "model" not in meta:
+        raise CheckpointError(
+            f"{path}: this is the trainer state of a run (what `inflect train --resume` reads), "
+            f"not a model; pass the run folder {path.parent} or its {MODEL_FILE}"
+        )
+    broken = sorted(
+        k for k, t in tensors.items() if t.is_floating_point() and not t.isfinite().all()
+    )
     if broken:
         raise CheckpointError(
             f"{path}: non-finite (NaN or infinite) weights in {', '.join(broken[:5])}"
             f"{' …' if len(broken) > 5 else ''}; the file is corrupt or training diverged"
         )
     try:
-        model = Seq2Seq.from_metadata(meta["model"])
-        model.load_state_dict(tensors, strict=True)
+        network = Seq2Seq.from_metadata(meta["model"])
+        network.load_state_dict(tensors, strict=True)
     except (KeyError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path}: cannot rebuild the model ({exc})") from None
-    model.to(resolve_device(device))
-    model.eval()
-    model.language_specs = _language_specs(meta.get("languages", []))
-    model.checkpoint = meta
-    model.codec = _codec(path, meta, model.language_specs)
-    return model
+    network.to(resolve_device(device))
+    network.eval()
+    from inflect.languages import LanguageSpec
+
+    try:
+        languages = {d["name"]: LanguageSpec.from_dict(d) for d in meta.get("languages", [])}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: cannot rebuild the language specs ({exc})") from None
+    return LoadedModel(network, languages, _codec(path, meta), meta, path)
 
 
-def _codec(path: Path, meta: dict[str, Any], specs: dict[str, Any]) -> Any:
-    """The checkpoint's codec (see :func:`load_model`)."""
-    from inflect.codec import CharCodec, codec_from_dict
+def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> Seq2Seq:
+    """The network of a checkpoint (see :func:`load_checkpoint`, which keeps the rest).
+
+    Raises:
+        CheckpointError: as :func:`load_checkpoint`.
+    """
+    return load_checkpoint(path, device).network
+
+
+def _codec(path: Path, meta: dict[str, Any]) -> Codec | None:
+    """The codec stored in the checkpoint, or None."""
+    from inflect.codec import codec_from_dict
 
     stored = meta.get("codec")
     if stored is None:
-        values = list(specs.values())
-        return CharCodec(values[0]) if len(values) == 1 and hasattr(values[0], "to_symbols") else None
+        return None
     try:
         return codec_from_dict(stored)
     except (ValueError, ImportError) as exc:
         raise CheckpointError(f"{path}: cannot rebuild the codec ({exc})") from None
+
+
+def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The checkpoint files of a model or an ensemble: the rule of every ``--model`` option.
+
+    Each path is a checkpoint (a ``.safetensors`` file, or a folder holding
+    ``model.safetensors``), or a folder of members: its immediate subfolders holding a
+    ``model.safetensors``, and the ``.safetensors`` model files in it, in name order.
+
+    Returns:
+        The member paths, in order (at least one).
+
+    Raises:
+        FileNotFoundError: a path that does not exist, or a folder with no checkpoint in it or
+            in its subfolders.
+    """
+    members: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such checkpoint or folder")
+        if path.is_file() or (path / MODEL_FILE).is_file():
+            members.append(path)
+            continue
+        found = sorted(
+            p
+            for p in path.iterdir()
+            if (p / MODEL_FILE).is_file()
+            or (p.is_file() and p.suffix == ".safetensors" and p.name != STATE_FILE)
+        )
+        if not found:
+            raise FileNotFoundError(
+                f"{path}: neither a checkpoint ({MODEL_FILE}) nor a folder of checkpoints"
+            )
+        members.extend(found)
+    if not members:
+        raise FileNotFoundError("no checkpoint given")
+    return members
 
 
 def optimizer_to_tensors(

@@ -7,17 +7,18 @@ import click
 from inflect import __version__, defaults
 
 #: Options shared by the commands that search (predict, translate, evaluate, report, explain).
-#: The beam's upper bound keeps a typo (``--beam 50000``) from exhausting memory.
-MAX_BEAM = 256
+#: The beam's upper bound (defaults.MAX_BEAM_SIZE) keeps a typo (``--beam 50000``) from
+#: exhausting memory.
 
 
 def _beam_option(when: str = ""):
-    return click.option("--beam", type=click.IntRange(min=1, max=MAX_BEAM), default=5,
-                        show_default=True, help=f"Beam size k, 1 to {MAX_BEAM}{when}.")
+    return click.option("--beam", type=click.IntRange(min=1, max=defaults.MAX_BEAM_SIZE),
+                        default=defaults.BEAM_SIZE, show_default=True,
+                        help=f"Beam size k, 1 to {defaults.MAX_BEAM_SIZE}{when}.")
 
 
 def _max_forms_option(what: str):
-    return click.option("--max-forms", type=click.IntRange(min=1), default=100,
+    return click.option("--max-forms", type=click.IntRange(min=1), default=defaults.MAX_FORMS,
                         show_default=True,
                         help=f"List at most this many {what} per input (then: 'more than N').")
 
@@ -292,7 +293,7 @@ def _echo_tsv(render) -> None:
 @click.argument("language")
 @click.option(
     "--setting",
-    type=click.Choice(["high", "medium", "low"]),
+    type=click.Choice(list(defaults.SETTINGS)),
     default=None,
     help="Training setting (default: every one the language has).",
 )
@@ -369,7 +370,6 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
         raise click.ClickException(str(exc)) from None
 
 
-
 @main.command("evaluate")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
@@ -417,8 +417,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     import warnings
 
     from inflect.data import DataFormatError
-    from inflect.evaluate import evaluate_checkpoints, score_files
+    from inflect.evaluate import evaluate_checkpoints, write_results
     from inflect.report import evaluation_table, frame_tsv, scores_table
+    from inflect.scoring import score_files
     from inflect.vocab import UnknownSymbolWarning
 
     if models and pred_files:
@@ -448,18 +449,14 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.ClickException(str(exc)) from None
     if out_prefix:  # written before rendering: a rendering failure cannot lose them
         from inflect.baseline import official_baseline
-        from inflect.evaluate import write_csv, write_parquet, write_text
-        from inflect.outputs import write_outputs
         from inflect.report_html import accuracy_svg
 
         try:
             svg = accuracy_svg(frame, official_baseline(baseline, data_dir))
-            paths = write_outputs([(outputs[0], lambda p: write_parquet(frame, p)),
-                                   (outputs[1], lambda p: write_csv(frame, p)),
-                                   (outputs[2], lambda p: write_text(svg, p))])
+            paths = write_results(frame, out_prefix, svg)
         except (OSError, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
-        click.echo("wrote " + ", ".join(paths), err=True)
+        click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
     if fmt == "tsv":
         _echo_tsv(lambda: frame_tsv(frame))
         return
@@ -510,7 +507,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
 
     from inflect.ambiguity import ambiguity_report
     from inflect.data import DataFormatError
-    from inflect.evaluate import checkpoint_members, evaluate_predictor, load_gold, write_text
+    from inflect.evaluate import evaluate_predictor, load_gold
     from inflect.explain import explain_all
     from inflect.predict import Predictor
     from inflect.report import ambiguity_html, ambiguity_markdown, ambiguity_rich, ambiguity_tsv
@@ -529,9 +526,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
     try:
-        predictor = Predictor.from_checkpoints(checkpoint_members(models), device=device,
-                                               beam_size=beam)
-        result = evaluate_predictor(predictor, load_gold(languages, split, gold_files, data_dir))
+        gold = load_gold(languages, split, gold_files, data_dir)
+        predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam)
+        result = evaluate_predictor(predictor, gold)
         done = [s for s in result.searched if s is not None]
         found = ambiguity_report([s.prediction for s in done], result.gold,
                                  explain_all(predictor, done, maps) if html and maps else None)
@@ -554,7 +551,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.outputs import write_outputs
 
     try:
-        write_outputs([(out_file, lambda p: write_text(text, p))])
+        write_outputs([(out_file, lambda temp: temp.write_text(text, encoding="utf-8"))])
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {out_file} ({found.ambiguous} ambiguous inputs of {found.inputs})",
@@ -579,8 +576,8 @@ _MODELS_DIR_OPTION = click.option(
               help="Language: any name or code (german, de, deu). Needed without --model; with "
                    "--model, optional when the model knows one language.")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
-              help="Checkpoint (folder or .safetensors); repeat for an ensemble. Default: the "
-                   "shipped model of --lang.")
+              help="Checkpoint (folder or .safetensors), or a folder of member checkpoints; "
+                   "repeat for an ensemble. Default: the shipped model of --lang.")
 @click.option("--input", "input_path",
               type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               default=None, help="Read inputs from FILE ('-': standard input, also read when "
@@ -594,7 +591,8 @@ _MODELS_DIR_OPTION = click.option(
 @_max_forms_option("forms")
 @click.option("--support", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True,
-              help="Listing every nonzero-probability form: auto widens the beam (up to 20) "
+              help="Listing every nonzero-probability form: auto widens the beam (up to "
+                   f"{defaults.WIDE_BEAM_SIZE}) "
                    "where it is not certified full support; always enumerates best-first "
                    "(slower, exact order up to --max-forms); never keeps the beam's n-best.")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "2018"]),
@@ -684,7 +682,7 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
             else:
                 sys.stdout.write(renderers[fmt](record) + "\n")
                 sys.stdout.flush()
-            where = f"{record.source}:{record.line}: " if record.source else ""
+            where = f"{record.where}: " if record.where is not None else ""
             for note in record.warnings:
                 click.echo(f"warning: {where}{note}", err=True)
     except BrokenPipeError:  # e.g. `inflect predict ... | head`
@@ -766,7 +764,6 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     _set_threads(threads)
     import warnings
 
-    from inflect.evaluate import checkpoint_members
     from inflect.explain import explain
     from inflect.models import NoDefaultModelError
     from inflect.predict import load_predictor
@@ -788,18 +785,15 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
             raise click.ClickException(str(exc)) from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)
     try:
-        members = checkpoint_members(models) if models else None
-        predictor = load_predictor(members, lang, models_dir=models_dir, device=device,
+        predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting,
                                    beam_size=beam)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if png:  # written before rendering: a rendering failure cannot lose it
-        from inflect.outputs import write_outputs
-
         try:
-            write_outputs([(png, lambda p: attention_png(found, p, max_forms))])
+            attention_png(found, png, max_forms)
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {png}", err=True)
@@ -819,8 +813,8 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
 @main.command("translate")
 @click.argument("sentences", nargs=-1)
 @click.option("--model", "models", multiple=True, required=True, type=click.Path(exists=True),
-              help="Translation checkpoint (folder or .safetensors; its subword model is inside); "
-                   "repeat for an ensemble.")
+              help="Translation checkpoint (folder or .safetensors; its subword model is inside), "
+                   "or a folder of members; repeat for an ensemble.")
 @click.option("--input", "input_path",
               type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               default=None, help="Read sentences from FILE ('-': standard input), one a line.")
@@ -828,8 +822,9 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
 @_max_forms_option("translations")
 @click.option("--support", type=click.Choice(["auto", "always", "never"]), default="never",
               show_default=True,
-              help="never: the beam's n-best list; auto: widen the beam (up to 20) where it is "
-                   "not certified full support; always: enumerate best-first (slow).")
+              help=f"never: the beam's n-best list; auto: widen the beam (up to "
+                   f"{defaults.WIDE_BEAM_SIZE}) where it is not certified full support; always: "
+                   "enumerate best-first (slow).")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv", "jsonl", "text"]),
               default=None,
               help="Output: table (default on a terminal); tsv (default in a pipe): a header "

@@ -4,7 +4,9 @@ A :class:`Codec` is the model-side tokenizer: :meth:`Codec.encode` turns raw tex
 sequence the model reads or writes, :meth:`Codec.decode` turns symbols back into raw text (the
 detokeniser). Its whole state is a JSON-able dict (:meth:`Codec.to_dict`), which
 :func:`inflect.train.train` writes into the checkpoint's metadata, so a checkpoint needs no side
-files to translate or inflect; :func:`codec_from_dict` rebuilds it.
+files to translate; :func:`codec_from_dict` rebuilds it. The codec is the one text <-> symbols
+path: inflection uses the :class:`CharCodec` of each input's language (training items and
+queries alike), translation the checkpoint's stored codec.
 
 Two codecs:
 
@@ -185,7 +187,9 @@ def train_sentencepiece(
         vocab_size: number of pieces.
         model_type: ``"bpe"`` or ``"unigram"``.
         character_coverage: share of characters covered by pieces.
-        seed: unused by SentencePiece's BPE (deterministic); kept for the record.
+        seed: seed of SentencePiece's random generator
+            (``sentencepiece.set_random_generator_seed``), which unigram training uses when it
+            samples; BPE training is deterministic whatever the seed.
 
     Raises:
         ImportError: sentencepiece is not installed.
@@ -199,6 +203,7 @@ def train_sentencepiece(
     data = [s for s in sentences if s.strip()]
     if not data:
         raise ValueError("no sentence to train the subword model on")
+    spm.set_random_generator_seed(seed)
     out = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
@@ -221,5 +226,4 @@ def train_sentencepiece(
         )
     except RuntimeError as exc:
         raise ValueError(f"sentencepiece training failed ({exc})") from None
-    del seed
     return SentencePieceCodec(out.getvalue())

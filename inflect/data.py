@@ -1,4 +1,4 @@
-"""Read SIGMORPHON-style inflection files into typed records (and pandas DataFrames).
+"""Read SIGMORPHON-style inflection files into typed records.
 
 Formats (one example a line, fields separated by a TAB):
 
@@ -28,14 +28,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    import pandas as pd
+from typing import Literal
 
 Format = Literal["auto", "2018", "covered", "2023"]
 FORMATS: tuple[str, ...] = ("auto", "2018", "covered", "2023")
@@ -49,8 +45,6 @@ _FIELDS = {
 _FIELD_WORDS = {"lemma": "lemma", "form": "form", "tags": "tag bundle"}
 _BOM = "\ufeff"
 _WHITESPACE = " \t\r\f\v\u00a0"
-# Bump when the parsing rules change: it is part of the Parquet cache key.
-_READER_VERSION = 2
 # Control characters (category Cc) and the Unicode line / paragraph separators.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # The same without TAB (the field separator), to test whole lines at once.
@@ -354,12 +348,13 @@ class ParsedFile:
 
 
 def language_from_filename(path: str | os.PathLike[str]) -> str:
-    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``.
+    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``,
+    and ``german-test`` (the name of the shared task's gold test files) -> ``german``.
 
     Falls back to the file's stem when the name does not end with a known split.
     """
     name = Path(path).name
-    for split in SPLITS:
+    for split in (*SPLITS, "test"):
         if name.endswith("-" + split) and len(name) > len(split) + 1:
             return name[: -len(split) - 1]
     return Path(path).stem
@@ -394,6 +389,43 @@ def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None
             errors.append(error)
             lines.append("")  # reported; kept as a placeholder so numbering stays right
     return lines
+
+
+def _file_lines(lines: list[str], bad_lines: set[int | None], stats: ReadStats) -> list[str]:
+    """The lines without the empty string after a final newline and without a leading BOM
+    (counted in ``stats``)."""
+    if lines and lines[-1] == "" and len(lines) not in bad_lines:
+        lines = lines[:-1]  # the final newline does not start another line
+    stats.lines = len(lines)
+    if lines and lines[0].startswith(_BOM):
+        stats.bom = True
+        lines = [lines[0][1:], *lines[1:]]
+    return lines
+
+
+def _empty_fields(names: tuple[str, ...], fields: list[str], empty_form: bool) -> str:
+    """``"empty lemma and tag bundle"``: the fields of a line that are empty or blank (the form
+    not counted when ``empty_form`` accepts an empty one)."""
+    empty = [
+        n
+        for n in names
+        if not fields[names.index(n)].strip(_WHITESPACE) and not (n == "form" and empty_form)
+    ]
+    return f"empty {' and '.join(_FIELD_WORDS[n] for n in empty)}"
+
+
+def _width_problem(found: int, names: tuple[str, ...], resolved: str | None) -> str:
+    """The message for a line of ``found`` fields where ``names`` were expected (none: the
+    format could not be detected from it)."""
+    if resolved is None:
+        return (
+            "cannot detect the format: expected 3 tab-separated fields (lemma, form, tags) or "
+            f"2 (lemma, tags), found {found}"
+        )
+    return (
+        f"expected {len(names)} tab-separated fields ({', '.join(names)}; format {resolved}), "
+        f"found {found}"
+    )
 
 
 def _control_in_fields(names: tuple[str, ...], fields: list[str]) -> str:
@@ -442,12 +474,7 @@ def parse_lines(
     errors: list[DataFormatError] = list(line_errors or [])
     bad_lines = {e.line for e in errors}
     stats = ReadStats(source=source, fmt=fmt)
-    if lines and lines[-1] == "" and len(lines) not in bad_lines:
-        lines = lines[:-1]  # the final newline does not start another line
-    stats.lines = len(lines)
-    if lines and lines[0].startswith(_BOM):
-        stats.bom = True
-        lines = [lines[0][1:], *lines[1:]]
+    lines = _file_lines(lines, bad_lines, stats)
 
     def fail(number: int, what: str, value: str | None) -> None:
         error = DataFormatError(source, number, what, value)
@@ -479,24 +506,12 @@ def parse_lines(
                 continue
             if resolved is None:
                 resolved = detect_format(fields)
-                if resolved is None:
-                    fail(
-                        number,
-                        f"cannot detect the format: expected 3 tab-separated fields (lemma, "
-                        f"form, tags) or 2 (lemma, tags), found {len(fields)}",
-                        line,
-                    )
-                    continue
-                names = _FIELDS[resolved]
-                width = len(names)
-                lemma_at, form_at, tags_at = _positions(names)
-            if len(fields) != width:
-                fail(
-                    number,
-                    f"expected {width} tab-separated fields ({', '.join(names)}; format "
-                    f"{resolved}), found {len(fields)}",
-                    line,
-                )
+                if resolved is not None:
+                    names = _FIELDS[resolved]
+                    width = len(names)
+                    lemma_at, form_at, tags_at = _positions(names)
+            if len(fields) != width:  # width 0: the format could not be detected
+                fail(number, _width_problem(len(fields), names, resolved), line)
                 continue
         lemma = fields[lemma_at]
         tags_text = fields[tags_at]
@@ -509,13 +524,7 @@ def parse_lines(
             if not line.strip(_WHITESPACE):
                 stats.blank_lines += 1
                 continue
-            empty = [
-                n
-                for n in names
-                if not fields[names.index(n)].strip(_WHITESPACE)
-                and not (n == "form" and empty_form)
-            ]
-            fail(number, f"empty {' and '.join(_FIELD_WORDS[n] for n in empty)}", line)
+            fail(number, _empty_fields(names, fields, empty_form), line)
             continue
         if controls and _CONTROL_IN_LINE.search(line):
             fail(number, _control_in_fields(names, fields), line)
@@ -733,116 +742,30 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     return found
 
 
-def examples_to_frame(examples: Iterable[Example]) -> pd.DataFrame:
-    """The examples as a DataFrame.
+#: The key of an input: ``(language, lemma, UniMorph features as written)``.
+Key = tuple[str, str, tuple[str, ...]]
+
+
+def input_key(example: Example) -> Key:
+    """The key by which a prediction is matched to a gold input (as the shared task's scorer
+    ``evalm.py`` does, which compares the lemma and the tag text).
 
     Returns:
-        One row per example, columns ``lemma`` (str), ``form`` (str or None), ``tags`` (str, as
-        written, duplicates removed), ``language`` (str), ``source`` (str or None), ``line``
-        (nullable Int64).
+        ``(language, lemma, features)``: the lemma exactly as written and the UniMorph features
+        in the order written, repeats kept, whitespace around each feature removed.
     """
-    import pandas as pd
-
-    rows = [(e.lemma, e.form, str(e.tags), e.language, e.source, e.line) for e in examples]
-    frame = pd.DataFrame(rows, columns=["lemma", "form", "tags", "language", "source", "line"])
-    frame["line"] = frame["line"].astype("Int64")
-    return frame
+    return example.language, example.lemma, written_features(example.tags)
 
 
-def read_examples_cached(
-    path: str | os.PathLike[str],
-    language: str | None = None,
-    fmt: Format = "auto",
-    cache_dir: str | os.PathLike[str] | None = None,
-) -> ParsedFile:
-    """Like :func:`parse_file`, with the parsed result cached as Parquet.
-
-    The cache entry is keyed by the SHA-256 of the file's bytes, the format and the reader's
-    version, so an edited file is never served from a stale entry. Entries are written to a
-    temporary file in the cache folder and renamed into place (atomic). Default folder:
-    :func:`inflect.datasets.parsed_cache_dir`.
-
-    Raises:
-        DataFormatError: a malformed line (nothing is cached then).
-        OSError: the file cannot be read.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from inflect.datasets import parsed_cache_dir
-
-    folder = Path(cache_dir) if cache_dir is not None else parsed_cache_dir()
-    source = str(path)
-    lang = language if language is not None else language_from_filename(path)
-    from inflect.datasets import sha256_of
-
-    key = f"{sha256_of(path)}-{fmt}-v{_READER_VERSION}.parquet"
-    entry = folder / key
-    if entry.is_file():
-        table = pq.read_table(entry)
-        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-        columns = table.to_pydict()
-        bundles: dict[str, TagBundle] = {}
-        examples = []
-        for lemma, form, tags, line in zip(
-            columns["lemma"], columns["form"], columns["tags"], columns["line"], strict=True
-        ):
-            bundle = bundles.get(tags)
-            if bundle is None:
-                bundle = bundles[tags] = TagBundle.parse(tags)
-            examples.append(Example(lemma, bundle, form, lang, source, line))
-        stats = ReadStats(
-            source=source,
-            fmt=meta["fmt"],
-            lines=int(meta["lines"]),
-            examples=len(examples),
-            blank_lines=int(meta["blank_lines"]),
-            duplicate_feature_bundles=int(meta["duplicate_feature_bundles"]),
-            padded_feature_bundles=int(meta["padded_feature_bundles"]),
-            bom=meta["bom"] == "1",
-            crlf_lines=int(meta["crlf_lines"]),
-        )
-        return ParsedFile(examples, stats)
-
-    parsed = parse_file(path, lang, fmt)
-    # The tags column keeps the text as written, so re-parsing restores every flag.
-    table = pa.table(
-        {
-            "lemma": pa.array([e.lemma for e in parsed.examples], pa.string()),
-            "form": pa.array([e.form for e in parsed.examples], pa.string()),
-            "tags": pa.array([e.tags.text for e in parsed.examples], pa.string()),
-            "line": pa.array([e.line for e in parsed.examples], pa.int64()),
-        }
-    )
-    s = parsed.stats
-    meta = {
-        "fmt": s.fmt,
-        "lines": str(s.lines),
-        "blank_lines": str(s.blank_lines),
-        "duplicate_feature_bundles": str(s.duplicate_feature_bundles),
-        "padded_feature_bundles": str(s.padded_feature_bundles),
-        "bom": "1" if s.bom else "0",
-        "crlf_lines": str(s.crlf_lines),
-    }
-    table = table.replace_schema_metadata(meta)
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{key}.", suffix=".part")
-    os.close(handle)
-    try:
-        pq.write_table(table, temp)
-        os.replace(temp, entry)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return parsed
+def written_features(tags: TagBundle) -> tuple[str, ...]:
+    """The features of a tag bundle in the order written, repeats kept, whitespace removed."""
+    return tuple(feature.strip() for feature in tags.text.split(";"))
 
 
 def load_split(
     language: str,
     split: str,
     data_dir: str | os.PathLike[str] | None = None,
-    *,
-    cache: bool = False,
 ) -> list[Example]:
     """Read one split of CoNLL–SIGMORPHON 2018 task 1 for a language.
 
@@ -851,7 +774,6 @@ def load_split(
         split: ``"train-high"``, ``"train-medium"``, ``"train-low"``, ``"dev"`` or
             ``"covered-test"``.
         data_dir: the data folder (default: :func:`inflect.datasets.data_dir`).
-        cache: read through the Parquet cache (:func:`read_examples_cached`).
 
     Returns:
         The examples, ``language`` set to the shared-task name (``"german"`` for ``"de"``).
@@ -865,7 +787,4 @@ def load_split(
     from inflect.datasets import locate
 
     path = locate(language, split, data_dir)
-    name = language_from_filename(path)
-    if cache:
-        return read_examples_cached(path, name).examples
-    return read_examples(path, name)
+    return read_examples(path, language_from_filename(path))

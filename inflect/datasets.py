@@ -15,7 +15,6 @@ import difflib
 import gzip
 import hashlib
 import os
-import tempfile
 import tomllib
 import urllib.error
 import urllib.request
@@ -26,15 +25,15 @@ from pathlib import Path
 import platformdirs
 
 from inflect._resources import data_path
+from inflect.defaults import SETTINGS
+from inflect.files import atomic_write
 from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
 from inflect.outputs import check_output_folder, make_folders, remove_empty_folders, reporting
 
 APP_NAME = "sparse-inflect"
 ENV_DATA_DIR = "INFLECT_DATA_DIR"
-ENV_CACHE_DIR = "INFLECT_CACHE_DIR"
 CONLL2018 = "conll2018-task1"
 SPLITS: tuple[str, ...] = ("train-high", "train-medium", "train-low", "dev", "covered-test")
-SETTINGS: tuple[str, ...] = ("high", "medium", "low")
 
 _HOW_TO_POINT = (
     "download it with `inflect data fetch {dataset}`, or, if you have a local copy, point "
@@ -220,18 +219,6 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 _data_dir_of = data_dir  # for functions whose `data_dir` parameter shadows the function
 
 
-def parsed_cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """Where parsed files are cached as Parquet: ``override``, else ``$INFLECT_CACHE_DIR``, else
-    ``parsed/`` in the platform's user cache folder (beside the default download folder; the data
-    folder itself may be read-only)."""
-    if override is not None and str(override) != "":
-        return Path(override).expanduser()
-    env = os.environ.get(ENV_CACHE_DIR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "parsed"
-
-
 def _canonical_language(language: str) -> str:
     """The shared-task name of ``language`` (any alias known to :mod:`inflect.languages`).
 
@@ -349,7 +336,8 @@ def _download(
     timeout: float,
     created: list[Path],
 ) -> None:
-    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place.
+    """Download ``entry`` to a temporary file beside ``target``, verify, rename into place
+    (:func:`inflect.files.atomic_write`).
 
     The connection is opened before any folder is created; folders created are appended to
     ``created`` (the caller removes them again if the fetch fails).
@@ -365,41 +353,35 @@ def _download(
             f"is unreachable. If you have a local copy of the data, point --data-dir or the "
             f"environment variable INFLECT_DATA_DIR at it instead of fetching"
         ) from None
-    with response:
-        with reporting(target):
-            created += make_folders(target.parent)
-            handle, temp_name = tempfile.mkstemp(
-                dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+
+    def write(temp: Path) -> None:
+        length = response.headers.get("Content-Length")
+        total = int(length) if length and length.isdigit() else None
+        counted = _CountingReader(response, report, total)
+        source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
+        digest = hashlib.sha256()
+        with open(temp, "wb") as out:
+            while True:
+                try:
+                    block = source.read(1 << 16)
+                except (OSError, EOFError) as exc:
+                    raise FetchError(f"download of {entry.url} failed: {exc}") from None
+                if not block:
+                    break
+                digest.update(block)
+                out.write(block)
+        actual = digest.hexdigest()
+        if actual != entry.sha256:
+            raise ChecksumError(
+                f"checksum mismatch for {entry.url}: expected SHA-256 {entry.sha256}, got "
+                f"{actual}; the file was not installed (upstream changed or the download was "
+                f"corrupted)"
             )
-        temp = Path(temp_name)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                length = response.headers.get("Content-Length")
-                total = int(length) if length and length.isdigit() else None
-                counted = _CountingReader(response, report, total)
-                source = gzip.GzipFile(fileobj=counted) if entry.compression == "gzip" else counted
-                digest = hashlib.sha256()
-                while True:
-                    try:
-                        block = source.read(1 << 16)
-                    except (OSError, EOFError) as exc:
-                        raise FetchError(f"download of {entry.url} failed: {exc}") from None
-                    if not block:
-                        break
-                    digest.update(block)
-                    with reporting(target):
-                        out.write(block)
-            actual = digest.hexdigest()
-            if actual != entry.sha256:
-                raise ChecksumError(
-                    f"checksum mismatch for {entry.url}: expected SHA-256 {entry.sha256}, got "
-                    f"{actual}; the file was not installed (upstream changed or the download "
-                    f"was corrupted)"
-                )
-            with reporting(target):
-                os.replace(temp, target)
-        finally:
-            temp.unlink(missing_ok=True)
+
+    # a failed write is an OutputError naming the data file; download errors pass unchanged
+    with response, reporting(target, keep=(FetchError, ChecksumError)):
+        created += make_folders(target.parent)
+        atomic_write(target, write)
 
 
 class _CountingReader:

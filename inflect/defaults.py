@@ -1,7 +1,8 @@
 """Every default of sparse-inflect in one place (imported by the modules that use them).
 
 Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
-:data:`WIDE_BEAM_SIZE`, :data:`MAX_FORMS`, :func:`max_output_length`. Data: :data:`SETTINGS`.
+:data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`CHUNK_SIZE`,
+:func:`max_output_length`. Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
 """
 
@@ -18,6 +19,8 @@ WIDE_BEAM_SIZE = 20
 MAX_BEAM_SIZE = 256
 #: Most forms listed per input by support enumeration.
 MAX_FORMS = 100
+#: Inputs searched together by prediction (one encoder pass and one beam over all of them).
+CHUNK_SIZE = 256
 
 #: Seconds between two saves of the trainer state inside an epoch (an interrupted run loses at
 #: most this much work).

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from inflect.batching import output_symbols
+
 #: Row label of the step that emits the end of the string.
 EOS_LABEL = "</s>"
 
@@ -63,8 +65,9 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
     """The attention matrices of an input already searched (no second search).
 
     Args:
-        predictor: the :class:`inflect.predict.Predictor` that searched it (its first member turns
-            token ids into symbols, unknown symbols replaced by attention).
+        predictor: the :class:`inflect.predict.Predictor` that searched it (its first member's
+            target vocabulary turns token ids into symbols, unknown symbols replaced by
+            attention; the input's codec turns them into text).
         searched: the :class:`inflect.predict.Searched` of :meth:`Predictor.run_detailed`.
         max_forms: most panels (output strings of nonzero probability, most probable first), ≥ 1.
 
@@ -84,17 +87,17 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
     if best.attention is None:
         raise ValueError("the model gives no attention weights")
     length = len(item.symbols)
-    model = predictor.members[0]
+    vocab = predictor.members[0].target_vocab
     panels = []
     for h in searched.beam.hypotheses:
         if len(panels) == max_forms:
             break
         if h.prob <= 0.0 and panels:  # the best string is kept even if it underflowed to 0
             continue
-        symbols = model.tokens_to_symbols(h.tokens, h.attention, item.symbols)
+        symbols = output_symbols(vocab, h.tokens, h.attention, item.symbols)
         panels.append(
             AttentionPanel(
-                item.spec.from_symbols(symbols),
+                item.codec.decode(symbols),
                 float(h.prob),
                 [*symbols, EOS_LABEL],
                 h.attention[:, :length].float().numpy(),
@@ -107,7 +110,7 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
         first.target,
         first.attention,
         tuple(panels),
-        item.spec.direction,
+        item.direction,
     )
 
 

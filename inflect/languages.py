@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from inflect._resources import data_path
+from inflect.defaults import SETTINGS
 
 __all__ = [
     "DIRECTIONS",
@@ -50,8 +51,6 @@ __all__ = [
     "resolve",
 ]
 
-SETTINGS: tuple[str, ...] = ("high", "medium", "low")
-"""Training-data settings of CoNLL–SIGMORPHON 2018 task 1, largest first."""
 DIRECTIONS: tuple[str, ...] = ("ltr", "rtl")
 NORMALIZATIONS: tuple[str, ...] = ("NFC", "NFD")
 MODEL_TRANSFORMS: tuple[str, ...] = ("none", "nfd")

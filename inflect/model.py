@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from inflect.batching import IGNORE_INDEX, Batch, Vocabularies, make_batch
+from inflect.batching import IGNORE_INDEX, Batch
 from inflect.recurrence import RecurrenceSpec, bilstm_layer, decoder_recurrence
 from inflect.sparse import entmax, entmax_loss, mapping_alpha
 from inflect.vocab import (
@@ -51,7 +51,6 @@ from inflect.vocab import (
     PAD_ID,
     UNK_ID,
     Vocab,
-    replace_unknowns,
 )
 
 #: Attention score functions of Luong et al. (2015), section 3.1.
@@ -240,13 +239,12 @@ class Config:
 #: ``cpu-small``: a smaller model for ~1,000 training pairs (SIGMORPHON "medium") that trains in
 #: seconds per epoch on one CPU thread: one layer, 100/200 dimensions, many epochs with patience
 #: on dev accuracy, batches of 32, dropout on embeddings, autoencoding items (copy a lemma or
-#: form, Kann & Schütze 2017) and the copy bias in the logits. German medium, entmax15/entmax15,
-#: seed 1, best dev accuracy: 67.0% with neither (run stopped at epoch 29), 73.3% with
-#: autoencoding only (stopped at epoch 23), 78.0% with both (early stop at epoch 123).
+#: form, Kann & Schütze 2017) and the copy bias in the logits.
 #: ``cpu-small-plain``: ``cpu-small`` without autoencoding items and copy bias, for the high
 #: setting's multilingual model (10,000 pairs a language: the extensions cost more than they give
 #: at equal CPU time, see the pilot in recipes/sigmorphon2018/README.md), at most 40 epochs,
 #: model selection on 100 dev words per language.
+#: ``tiny``: a toy size for tests and smoke runs.
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": {},
     "cpu-small": {
@@ -289,43 +287,33 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass
-class DecoderState:
-    """The decoder's state for N hypotheses (opaque to search).
+class EncodedSource:
+    """What the encoder computed for M inputs; shared, never copied, by the hypotheses' rows.
 
     Attributes:
-        h, c: float (L, N, H) LSTM states per decoder layer.
-        feed: float (N, H) the previous attentional hidden state h̃ (input feeding).
-        memory: float (N, S, H) encoder outputs h̄_s.
-        keys: float (N, S, H) the memory projected for the score function.
-        mask: bool (N, S) real source positions.
-        condition: float (N, D) condition vector, or None.
-        copy_index: int64 (N, S) target-vocabulary ids of the source symbols (copy bias), or None.
-        gate_bias: float (N, 4H) the first decoder layer's input-gate terms that stay the same at
+        memory: float (M, S, H) encoder outputs h̄_s.
+        keys: float (M, S, H) the memory projected for the score function.
+        mask: bool (M, S) real source positions.
+        gate_bias: float (M, 4H) the first decoder layer's input-gate terms that stay the same at
             every step: both LSTM biases plus the condition vector's part of ``W_ih`` (computed
             once in :meth:`Seq2Seq.encode` instead of once per step).
+        copy_index: int64 (M, S) target-vocabulary ids of the source symbols (copy bias), or None.
     """
 
-    h: Tensor
-    c: Tensor
-    feed: Tensor
     memory: Tensor
     keys: Tensor
     mask: Tensor
-    condition: Tensor | None
+    gate_bias: Tensor
     copy_index: Tensor | None = None
-    gate_bias: Tensor | None = None
-    weights: StepWeights | None = None
 
-    #: fields with the N hypotheses in dimension 1 (the others have them in dimension 0)
-    _LAYER_FIRST = ("h", "c")
+    def __len__(self) -> int:
+        return self.memory.shape[0]
 
-    def map_rows(self, fn: Any) -> DecoderState:
-        """A new state with ``fn(tensor, dim)`` applied to every tensor field (rows in ``dim``)."""
-        return DecoderState(
+    def select(self, index: Tensor) -> EncodedSource:
+        """The inputs ``index`` (int64 (M',)), in that order."""
+        return EncodedSource(
             **{
-                f.name: fn(v, 1 if f.name in self._LAYER_FIRST else 0)
-                if isinstance(v, Tensor)
-                else v
+                f.name: None if v is None else v.index_select(0, index)
                 for f in dataclasses.fields(self)
                 for v in [getattr(self, f.name)]
             }
@@ -341,12 +329,69 @@ class StepWeights:
         layers: per decoder layer, ``[W_f | W_hh]`` (4H, 2H) (first layer: the input feeding's
             columns of ``W_ih`` beside ``W_hh``) or ``[W_ih | W_hh]`` (the others).
         biases: per layer above the first, ``b_ih + b_hh`` (4H,); the first layer's are in
-            ``DecoderState.gate_bias``.
+            ``EncodedSource.gate_bias``.
+        embedding_gates: float (V, 4H), ``embedding @ W_emb^T`` for every target symbol: in
+            search (no dropout) a step's embedding term is then a row look-up, not a product.
+            Made by :meth:`Seq2Seq.step` where it pays (see there); None until then.
     """
 
     embedding: Tensor
     layers: list[Tensor]
     biases: list[Tensor]
+    embedding_gates: Tensor | None = None
+
+
+@dataclass
+class DecoderState:
+    """The decoder's state for N hypotheses (opaque to search).
+
+    Row n is a hypothesis of input ``rows[n]`` of ``source``; the encoder outputs are kept once
+    per input and never copied per hypothesis. Attention then runs per input over its
+    hypotheses, as one batched product of (M, G, H) queries (G = ``width``, the most rows of one
+    input; ``slots[n]`` is row n's place among its input's rows) with the (M, S, H) keys.
+
+    Attributes:
+        h, c: float (L, N, H) LSTM states per decoder layer.
+        feed: float (N, H) the previous attentional hidden state h̃ (input feeding).
+        source: the :class:`EncodedSource` of the inputs.
+        weights: the :class:`StepWeights`.
+        rows: int64 (N,) the input of each row; None when row n is input n (N = M).
+        slots: int64 (N,) each row's place among its input's rows; None with ``rows``.
+        width: G, the largest number of rows of one input.
+    """
+
+    h: Tensor
+    c: Tensor
+    feed: Tensor
+    source: EncodedSource
+    weights: StepWeights
+    rows: Tensor | None = None
+    slots: Tensor | None = None
+    width: int = 1
+
+    def per_row(self, per_input: Tensor) -> Tensor:
+        """A per-input tensor (M, ...) gathered to the N rows."""
+        return per_input if self.rows is None else per_input.index_select(0, self.rows)
+
+    def with_rows(self, h: Tensor, c: Tensor, feed: Tensor, rows: Tensor) -> DecoderState:
+        """A state of rows ``rows`` (int64 (N,), inputs of ``source``) with these LSTM states.
+
+        Where fewer than half of the inputs still have a row, ``source`` is cut to them.
+        """
+        source = self.source
+        counts = torch.bincount(rows, minlength=len(source))
+        present = counts > 0
+        n_present = int(present.sum())
+        if n_present < len(source) // 2:
+            keep = present.nonzero().squeeze(1)
+            rows = (present.cumsum(0) - 1).index_select(0, rows)
+            source, counts = source.select(keep), counts.index_select(0, keep)
+        order = torch.argsort(rows, stable=True)
+        starts = counts.cumsum(0) - counts
+        slots = torch.empty_like(rows)
+        slots[order] = torch.arange(rows.numel(), device=rows.device) - starts[rows[order]]
+        width = int(counts.max()) if rows.numel() else 1
+        return DecoderState(h, c, feed, source, self.weights, rows, slots, width)
 
 
 class Seq2Seq(nn.Module):
@@ -452,60 +497,9 @@ class Seq2Seq(nn.Module):
             return self._fixed_attention_alpha
         return 1.0 + nn.functional.softplus(self.attention_alpha_raw)
 
-    # ----------------------------------------------------------------------- batching
-    def make_batch(
-        self,
-        sources: Sequence[Sequence[str]],
-        features: Sequence[Iterable[str]] | None = None,
-        languages: Sequence[str] | None = None,
-        targets: Sequence[Sequence[str]] | None = None,
-        *,
-        warn: bool = True,
-    ) -> Batch:
-        """Encode B examples into a padded :class:`~inflect.batching.Batch` on the model's device.
-
-        A convenience for one-off lists (see :func:`inflect.batching.make_batch`; datasets are
-        encoded once with :class:`inflect.batching.EncodedItems`).
-
-        Raises:
-            ValueError: on an empty source, mismatched lengths, missing features, or an unknown
-                language (the message lists the known ones).
-        """
-        return make_batch(
-            Vocabularies.of(self),
-            sources,
-            features,
-            languages,
-            targets,
-            device=self.device,
-            warn=warn,
-        )
-
     @property
     def device(self) -> torch.device:
         return self.generator.weight.device
-
-    def tokens_to_symbols(
-        self,
-        tokens: Sequence[int],
-        attention: Tensor | None = None,
-        source_symbols: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Turn output ids into target symbols, with unknown-word replacement.
-
-        Args:
-            tokens: T output ids without BOS/EOS.
-            attention: float (T', S) attention rows of those steps (T' >= T), or None.
-            source_symbols: the example's source symbols (``batch.source_symbols[i]``).
-
-        Returns:
-            T symbols; every UNK replaced by the source symbol of highest attention at its step
-            (:func:`inflect.vocab.replace_unknowns`).
-        """
-        symbols = self.target_vocab.decode(tokens)
-        if attention is not None and source_symbols:
-            symbols = replace_unknowns(symbols, attention.tolist(), source_symbols)
-        return symbols
 
     # ----------------------------------------------------------------------- network
     def _condition(self, batch: Batch) -> Tensor | None:
@@ -552,18 +546,14 @@ class Seq2Seq(nn.Module):
             ],
             biases=[cell.bias_ih + cell.bias_hh for cell in self.decoder[1:]],
         )
-        return DecoderState(
-            h=h_n,
-            c=c_n,
-            feed=feed,
+        source = EncodedSource(
             memory=memory,
             keys=keys,
             mask=batch.source_mask,
-            condition=cond,
-            copy_index=self.source_to_target[batch.source] if self.config.copy_bias else None,
             gate_bias=gate_bias.expand(B, -1),
-            weights=weights,
+            copy_index=self.source_to_target[batch.source] if self.config.copy_bias else None,
         )
+        return DecoderState(h=h_n, c=c_n, feed=feed, source=source, weights=weights)
 
     def _encode_layers(self, x: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """The BiLSTM encoder (``self.encoder``'s weights) over right-padded rows.
@@ -617,19 +607,40 @@ class Seq2Seq(nn.Module):
     def _attend(self, query: Tensor, state: DecoderState) -> tuple[Tensor, Tensor]:
         """Global attention: scores, -inf on padding, attention mapping, context vector.
 
-        Products with the memory are written as broadcast multiply-and-sum rather than ``bmm``:
-        for the decoder's (N, S, H) shapes with one query per row, ``bmm`` is about 5x slower on
-        the CPU (a batch of tiny matrix products).
+        With one row per input, the products with the memory are broadcast multiply-and-sum
+        rather than ``bmm`` (for (N, S, H) shapes with one query per row, ``bmm`` is about 5x
+        slower on the CPU). With the hypotheses of search (``state.rows``), each input's keys
+        and memory meet all its rows in one batched product, without a per-row copy.
+
+        Returns:
+            attention float32 (N, S); context (N, H).
         """
+        source = state.source
+        mask = state.per_row(source.mask)
         if self.config.attention_score == "mlp":
             q = self.score_query(query).unsqueeze(1)  # (N, 1, H)
-            scores = self.score_v(torch.tanh(q + state.keys)).squeeze(-1)  # (N, S)
+            keys = state.per_row(source.keys)
+            scores = self.score_v(torch.tanh(q + keys)).squeeze(-1)  # (N, S)
+        elif state.rows is None:
+            scores = (source.keys * query.unsqueeze(1)).sum(-1)  # (N, S)
         else:
-            scores = (state.keys * query.unsqueeze(1)).sum(-1)  # (N, S)
-        scores = scores.float().masked_fill(~state.mask, float("-inf"))
+            scores = self._grouped(state, query, source.keys.transpose(1, 2))
+        scores = scores.float().masked_fill(~mask, float("-inf"))
         attn = entmax(scores, self.attention_alpha, dim=-1)
-        context = (attn.unsqueeze(-1).to(state.memory.dtype) * state.memory).sum(1)
+        if state.rows is None:
+            context = (attn.unsqueeze(-1).to(source.memory.dtype) * source.memory).sum(1)
+        else:
+            context = self._grouped(state, attn.to(source.memory.dtype), source.memory)
         return attn, context
+
+    @staticmethod
+    def _grouped(state: DecoderState, rows: Tensor, per_input: Tensor) -> Tensor:
+        """``rows[n] @ per_input[state.rows[n]]`` for every row n, as one ``bmm`` over the
+        inputs: rows (N, K), per_input (M, K, J) -> (N, J)."""
+        M, N = per_input.shape[0], rows.shape[0]
+        padded = rows.new_zeros((M, state.width, rows.shape[1]))
+        padded[state.rows, state.slots] = rows
+        return torch.bmm(padded, per_input)[state.rows, state.slots].view(N, -1)
 
     @staticmethod
     def _lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
@@ -646,20 +657,25 @@ class Seq2Seq(nn.Module):
 
         The first layer is an LSTM cell over ``[embedding(y_{t-1}); h̃_{t-1}; condition]``
         computed in parts: the condition's and the biases' terms come precomputed in
-        ``state.gate_bias``; the embedding's term is ``input_gates`` (N, 4H) when the caller
-        computed it for every step at once (teacher forcing), else it is computed here from
-        ``prev`` (int64 (N,)); the recurrent part is one product with ``[W_f | W_hh]``. The
-        generator is applied by the caller (once over all steps in :meth:`forward`).
+        ``state.source.gate_bias``; the embedding's term is ``input_gates`` (N, 4H) when the
+        caller computed it for every step at once (teacher forcing), else it is computed here
+        from ``prev`` (int64 (N,)) (a row of ``weights.embedding_gates`` where search made it);
+        the recurrent part is one product with ``[W_f | W_hh]``. The generator is applied by the
+        caller (once over all steps in :meth:`forward`).
         """
         w = state.weights
         if input_gates is None:
-            input_gates = self.dropout(self.target_embedding(prev)) @ w.embedding.t()
+            if w.embedding_gates is not None and not self.training:
+                input_gates = w.embedding_gates.index_select(0, prev)
+            else:
+                input_gates = self.dropout(self.target_embedding(prev)) @ w.embedding.t()
         x = None
         hs, cs = [], []
         for i, layer in enumerate(w.layers):
             if i == 0:
                 x = torch.cat([state.feed, state.h[0]], -1)
-                gates = torch.addmm(state.gate_bias + input_gates, x, layer.t())
+                bias = state.per_row(state.source.gate_bias)
+                gates = torch.addmm(bias + input_gates, x, layer.t())
             else:
                 x = torch.cat([self.dropout(x), state.h[i]], -1)
                 gates = torch.addmm(w.biases[i - 1], x, layer.t())
@@ -691,8 +707,9 @@ class Seq2Seq(nn.Module):
         gate = nn.functional.softplus(self.copy_gate(feed).float())
         return logits + gate * copy
 
-    def forward(self, batch: Batch) -> tuple[Tensor, Tensor]:
-        """Teacher-forced pass.
+    def forward(self, batch: Batch, state: DecoderState | None = None) -> tuple[Tensor, Tensor]:
+        """Teacher-forced pass (``state``: :meth:`encode` of ``batch`` where the caller has it,
+        e.g. to search the same batch without a second encoder pass).
 
         The embedding's part of the first decoder layer's input gates is computed for all T
         steps in one matrix product; the T steps then run as one autograd node with a
@@ -708,8 +725,8 @@ class Seq2Seq(nn.Module):
             ValueError: if the batch has no targets.
         """
         if batch.target_in is None:
-            raise ValueError("forward needs a batch with targets (make_batch(..., targets=...))")
-        state = self.encode(batch)
+            raise ValueError("forward needs a batch with targets (inflect.batching, targets=...)")
+        state = self.encode(batch) if state is None else state
         emb = self.dropout(self.target_embedding(batch.target_in))
         input_gates = emb @ state.weights.embedding.t()  # (B, T, 4H)
         if self.attention_alpha_raw is None and self.config.attention_score != "mlp":
@@ -720,17 +737,17 @@ class Seq2Seq(nn.Module):
                     self.matmul_dtype if torch.is_grad_enabled() else None,
                 ),
                 input_gates,
-                state.gate_bias,
+                state.source.gate_bias,
                 state.h,
                 state.c,
-                state.keys,
-                state.memory,
-                state.mask,
+                state.source.keys,
+                state.source.memory,
+                state.source.mask,
                 self.combine.weight,
                 state.weights.layers,
                 state.weights.biases,
             )
-            return self._logits(feeds, attn, state.copy_index), attn
+            return self._logits(feeds, attn, state.source.copy_index), attn
         # step by step (a learned α or the mlp score): autograd through every operation
         feeds, attns = [], []
         # unbind, not input_gates[:, t]: its backward is one stack (T slices would each fill a
@@ -740,17 +757,18 @@ class Seq2Seq(nn.Module):
             feeds.append(feed)
             attns.append(attn)
         attn = torch.stack(attns, dim=1)
-        return self._logits(torch.stack(feeds, dim=1), attn, state.copy_index), attn
+        return self._logits(torch.stack(feeds, dim=1), attn, state.source.copy_index), attn
 
-    def loss(self, batch: Batch) -> tuple[Tensor, int]:
-        """Summed Fenchel–Young loss of the output mapping over the batch's target symbols.
+    def loss(self, batch: Batch, state: DecoderState | None = None) -> tuple[Tensor, int]:
+        """Summed Fenchel–Young loss of the output mapping over the batch's target symbols
+        (``state``: as :meth:`forward`).
 
         Peters et al. (2019), eq. 9 (cross-entropy when the output α = 1).
 
         Returns:
             (loss: 0-d float32 tensor, the sum over the tokens; n_tokens: int).
         """
-        logits, _ = self.forward(batch)
+        logits, _ = self.forward(batch, state)
         target = batch.target_out.reshape(-1)
         loss = entmax_loss(
             logits.float().reshape(-1, logits.shape[-1]),
@@ -774,6 +792,11 @@ class Seq2Seq(nn.Module):
     def step(self, state: DecoderState, prev: Tensor) -> tuple[Tensor, Tensor, DecoderState]:
         """One search step.
 
+        In eval mode the embedding's part of the first layer's input gates is taken from a
+        table of all V target symbols (:attr:`StepWeights.embedding_gates`), made at the first
+        step of an encoded batch when V is at most 64 times its inputs (a search then looks up
+        more rows than the table has).
+
         Args:
             state: N hypotheses' state.
             prev: int64 (N,) previous output ids (BOS at the first step).
@@ -782,14 +805,29 @@ class Seq2Seq(nn.Module):
             probs: float32 (N, V), the output mapping of the logits (rows sum to 1, exact
             zeros outside the support); attention: float32 (N, S); the new state.
         """
+        w = state.weights
+        if (
+            w.embedding_gates is None
+            and not self.training
+            and self.target_size <= 64 * len(state.source)
+        ):
+            w.embedding_gates = self.target_embedding.weight @ w.embedding.t()
         feed, attn, new = self._decode_step(state, prev.to(self.device))
-        probs = entmax(self._logits(feed, attn, new.copy_index), self.output_alpha, dim=-1)
+        copy_index = None if new.source.copy_index is None else new.per_row(new.source.copy_index)
+        probs = entmax(self._logits(feed, attn, copy_index), self.output_alpha, dim=-1)
         return probs, attn, new
 
     def reorder(self, state: DecoderState, index: Tensor) -> DecoderState:
-        """Gather hypotheses ``index`` (int64 (M,)) into a new state of M rows."""
+        """Gather hypotheses ``index`` (int64 (M,)) into a new state of M rows (the encoder
+        outputs are not copied: the rows point at their inputs)."""
         index = index.to(state.feed.device)
-        return state.map_rows(lambda t, dim: t.index_select(dim, index))
+        rows = index if state.rows is None else state.rows.index_select(0, index)
+        return state.with_rows(
+            state.h.index_select(1, index),
+            state.c.index_select(1, index),
+            state.feed.index_select(0, index),
+            rows,
+        )
 
     def concat_states(self, states: Sequence[DecoderState]) -> DecoderState:
         """Stack the rows of several states (same padded source length S) in list order.
@@ -802,19 +840,30 @@ class Seq2Seq(nn.Module):
         """
         if not states:
             raise ValueError("concat_states needs at least one state")
-        lengths = {s.memory.shape[1] for s in states}
+        lengths = {s.source.memory.shape[1] for s in states}
         if len(lengths) > 1:
             raise ValueError(f"cannot concatenate states of source lengths {sorted(lengths)}")
-        fields = [f.name for f in dataclasses.fields(DecoderState)]
-        parts = {name: [getattr(s, name) for s in states] for name in fields}
-        return DecoderState(
+        h = torch.cat([s.h for s in states], 1)
+        c = torch.cat([s.c for s in states], 1)
+        feed = torch.cat([s.feed for s in states], 0)
+        first = states[0]
+        if all(s.source is first.source for s in states):
+            rows = [
+                s.rows if s.rows is not None else torch.arange(len(s.source), device=s.feed.device)
+                for s in states
+            ]
+            return first.with_rows(h, c, feed, torch.cat(rows))
+        # different (cut) sources: one source row per hypothesis
+        parts = [s.source if s.rows is None else s.source.select(s.rows) for s in states]
+        source = EncodedSource(
             **{
-                name: torch.cat(parts[name], dim=1 if name in DecoderState._LAYER_FIRST else 0)
-                if isinstance(parts[name][0], Tensor)
-                else parts[name][0]  # None, or the step weights (one model: the same)
-                for name in fields
+                f.name: None
+                if getattr(first.source, f.name) is None
+                else torch.cat([getattr(p, f.name) for p in parts])
+                for f in dataclasses.fields(EncodedSource)
             }
         )
+        return DecoderState(h, c, feed, source, first.weights)
 
     # ----------------------------------------------------------------------- metadata
     def metadata(self) -> dict[str, Any]:

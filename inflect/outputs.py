@@ -3,7 +3,8 @@ naming the path the user gave, and nothing left behind by a command that fails.
 
 Used by ``inflect train --out`` (the run folder), ``evaluate --out``, ``report ambiguity --out``,
 ``explain --png`` and ``data fetch --data-dir``. The writing itself (a temporary file renamed into
-place) belongs to the callers; this module checks, translates errors and cleans up.
+place, with the umask's mode) is :func:`inflect.files.atomic_write`'s; this module checks,
+translates errors and cleans up.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
+
+from inflect.files import atomic_write
 
 
 class OutputError(OSError, ValueError):
@@ -155,22 +158,32 @@ def remove_empty_folders(folders: Iterable[Path]) -> None:
 
 
 @contextmanager
-def reporting(path: str | os.PathLike[str], what: str | None = None) -> Iterator[None]:
+def reporting(
+    path: str | os.PathLike[str],
+    what: str | None = None,
+    keep: tuple[type[BaseException], ...] = (),
+) -> Iterator[None]:
     """Turn an :class:`OSError` raised in the block into an :class:`OutputError` naming ``path``
-    (the file being written, as the user gave it; not a temporary file)."""
+    (the file being written, as the user gave it; not a temporary file). Errors of the types
+    in ``keep`` (``OSError`` subclasses that already say what failed, e.g. a failed download)
+    pass unchanged."""
     try:
         yield
     except OutputError as exc:
         raise OutputError(path, exc.reason, what) from None
+    except keep:
+        raise
     except OSError as exc:
         raise OutputError(path, _reason(exc), what) from None
 
 
 def write_outputs(
-    writes: Sequence[tuple[str | os.PathLike[str], Callable[[str], Any]]],
+    writes: Sequence[tuple[str | os.PathLike[str], Callable[[Path], Any]]],
     what: str | None = None,
 ) -> list[str]:
-    """Write several files all or none: ``write(path)`` for each ``(path, write)`` in order.
+    """Write several files all or none, each atomically: for each ``(path, write)`` in order,
+    ``write(temporary_path)`` fills a temporary file that then replaces ``path``
+    (:func:`inflect.files.atomic_write`: the umask's mode, nothing half-written).
 
     When one fails, the files of ``writes`` that did not exist before are removed again, and the
     folders created for them when empty.
@@ -188,7 +201,7 @@ def write_outputs(
         for path, write in zip(paths, (w for _, w in writes), strict=True):
             with reporting(path, what):
                 created += make_folders(Path(path).parent, what)
-                write(path)
+                atomic_write(path, write)
     except BaseException:
         for path in paths:
             if not existed[path]:

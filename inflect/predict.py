@@ -4,34 +4,39 @@ The path of one input (a *query*, an :class:`inflect.data.Example` whose form is
 
 1. the language: any name or code (:func:`inflect.languages.resolve`), checked against the
    languages the model was trained on; left empty, the model's only language;
-2. the lemma: brought to the data's normalisation (:meth:`LanguageSpec.normalize_input`) and split
-   into the model's symbols (:meth:`LanguageSpec.to_symbols`); a symbol unseen in training becomes
-   the unknown symbol, with a warning kept in the record;
+2. the lemma: text -> model symbols by the language's codec (:class:`inflect.codec.CharCodec`:
+   the data's normalisation, then the spec's symbols); a symbol unseen in training becomes the
+   unknown symbol, with one warning (kept in the record);
 3. the tag bundle: a set of UniMorph features, each of which the model must know;
-4. search, batched over chunks of inputs: :func:`inflect.search.beam_search` (beam k = 5 by
-   default) with its certificate. A full-support beam already *is* the support (Peters, Niculae
-   & Martins 2019, "Sparse Sequence-to-Sequence Models", ACL, §5), so it needs no second search.
-   Where the certificate is not full support and the output mapping is sparse (α > 1), the
-   inputs are searched again, together, with wider beams (4k, 16k, ... up to ``max_beam``, 20
-   by default) until the beam holds the whole support: batched beam search is far cheaper than a
-   best-first enumeration, and a beam wider than the support prunes nothing. On request
-   (``support="always"``), :func:`inflect.search.enumerate_support` lists the strings of nonzero
-   probability best-first instead (exact order up to the cap, "more than N" beyond it);
-5. the output ids become text: unknown symbols are replaced by the source symbol of highest
-   attention at their step (:func:`inflect.vocab.replace_unknowns`), then
-   :meth:`LanguageSpec.from_symbols`.
+4. symbols -> ids, once per chunk of inputs (:mod:`inflect.batching`), and one encoder pass per
+   chunk (:func:`inflect.search.encode`) that every search of the chunk shares;
+5. search: :func:`inflect.search.beam_search` (beam k = 5 by default) with its certificate. A
+   full-support beam already *is* the support (Peters, Niculae & Martins 2019, "Sparse
+   Sequence-to-Sequence Models", ACL, §5), so it needs no second search. Where the certificate is
+   not full support and the output mapping is sparse (α > 1), those inputs are searched again,
+   together, with wider beams (4k, 16k, ... up to ``max_beam``, 20 by default) until the beam
+   holds the whole support: batched beam search is far cheaper than a best-first enumeration,
+   and a beam wider than the support prunes nothing. On request (``support="always"``),
+   :func:`inflect.search.enumerate_support` lists the strings of nonzero probability best-first
+   instead (exact order up to the cap, "more than N" beyond it);
+6. output ids -> symbols (:func:`inflect.batching.output_symbols`: unknown symbols replaced by the
+   source symbol of highest attention at their step) -> text by the same codec.
 
 Several checkpoints form an :class:`inflect.search.Ensemble` (probabilities averaged at each step;
 the members must share the target vocabulary). With no checkpoint, the shipped default model of
 the language is used (:mod:`inflect.models`).
 
-Results are :class:`Prediction` records, one per input, in input order. :meth:`Predictor.stream`
-processes its inputs in chunks and yields each chunk's records before it reads further than the
-chunk, so a malformed line later in a file raises only after every record before it was yielded.
+Steps 4-6 are :class:`Searcher`, which translation (:mod:`inflect.translate`) shares: only the
+inputs (:meth:`Searcher.prepare`) and the records differ. Results are :class:`Prediction` records,
+one per input, in input order. :meth:`Searcher.stream` processes its inputs in chunks and yields
+each chunk's records before it reads further than the chunk, so a malformed line later in a file
+raises only after every record before it was yielded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
 import os
 import sys
@@ -43,56 +48,54 @@ from typing import Any, Literal, NamedTuple
 
 import torch
 
-from inflect.checkpoint import load_model
+from inflect import defaults
+from inflect.batching import Vocabularies, make_batch, output_symbols
+from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
+from inflect.codec import CharCodec, Codec
 from inflect.data import Example, Format, TagBundle, control_problem, iter_examples
 from inflect.languages import LanguageSpec, resolve
-from inflect.model import COPY_FEATURE, Seq2Seq
+from inflect.model import COPY_FEATURE
 from inflect.search import (
     Certificate,
+    Encoded,
     Ensemble,
     Hypothesis,
     MemberBatches,
     SearchResult,
     SupportResult,
     beam_search,
+    encode,
     enumerate_support,
+    teacher_forced,
 )
 from inflect.vocab import UNK_ID, UnknownSymbolWarning
 
 __all__ = [
-    "DEFAULT_BEAM",
-    "DEFAULT_CHUNK",
-    "DEFAULT_MAX_BEAM",
-    "DEFAULT_MAX_FORMS",
     "MAX_INPUT_LEN",
     "Form",
     "InputError",
+    "Outcome",
     "Prediction",
     "Predictor",
+    "Prepared",
+    "Record",
     "Searched",
+    "Searcher",
     "SupportMode",
     "load_predictor",
     "make_query",
     "read_queries",
 ]
 
-#: Default beam size k.
-DEFAULT_BEAM = 5
-#: Default cap on the forms listed per input (support enumeration stops there: "more than N").
-DEFAULT_MAX_FORMS = 100
-#: Default widest beam of ``support="auto"`` (beyond it, ``support="always"`` enumerates).
-DEFAULT_MAX_BEAM = 20
-#: Default number of inputs searched together.
-DEFAULT_CHUNK = 64
 #: The longest lemma, in model symbols, that the predictor accepts. The network itself has no
-#: length limit; the cap bounds the search (outputs are limited to ``2 * source + 10`` symbols,
-#: as in the trainer's dev decoding) and the memory of one batch.
+#: length limit; the cap bounds the search (outputs are limited to
+#: :func:`inflect.defaults.max_output_length` symbols) and the memory of one batch.
 MAX_INPUT_LEN = 100
 
 #: ``"auto"``: where the beam is not certified full support and the output mapping is sparse,
-#: widen the beam (x4 at a time, up to ``max_beam`` and ``max_forms``) until it is; ``"always"``: enumerate the
-#: support best-first (:func:`inflect.search.enumerate_support`) for every input; ``"never"``:
-#: the beam's n-best list only.
+#: widen the beam (x4 at a time, up to ``max_beam`` and ``max_forms``) until it is; ``"always"``:
+#: enumerate the support best-first (:func:`inflect.search.enumerate_support`) for every input;
+#: ``"never"``: the beam's n-best list only.
 SupportMode = Literal["auto", "always", "never"]
 
 
@@ -144,43 +147,30 @@ class Form(NamedTuple):
     probability: float
 
 
-@dataclass(frozen=True)
-class Prediction:
-    """The result for one input.
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What the search found for one input (the part every record shares).
 
     Attributes:
-        lemma: the lemma as given.
-        tags: the tag bundle as written.
-        language: shared-task name of the language.
-        forms: the forms, most probable first, each with its probability (the product of the
-            step probabilities; token sequences that spell the same text are merged, their
-            probabilities added).
+        forms: the output strings as text, most probable first, each with its probability (the
+            product of the step probabilities; token sequences that spell the same text are
+            merged, their probabilities added).
         certificate: what is certain about ``forms``: :attr:`Certificate.FULL_SUPPORT` — it is
-            every form of nonzero probability (so the probabilities sum to 1 up to float error);
-            :attr:`Certificate.MODE_ONLY` — its first entry is the most probable form, the list
-            may be incomplete; :attr:`Certificate.NONE` — neither is certain.
-        complete: ``certificate is FULL_SUPPORT``.
-        more_than: N when more than N forms have nonzero probability and only the N most
+            every output of nonzero probability (so the probabilities sum to 1 up to float
+            error); :attr:`Certificate.MODE_ONLY` — its first entry is the most probable output,
+            the list may be incomplete; :attr:`Certificate.NONE` — neither is certain.
+        more_than: N when more than N outputs have nonzero probability and only the N most
             probable are listed (the cap), else None.
-        beam_certificate: the certificate of the beam search alone.
+        beam_certificate: the certificate of the first beam search alone (beam k).
         method: ``"beam"`` (the list is the beam's n-best list) or ``"support"`` (it comes from
             support enumeration).
-        warnings: e.g. symbols unseen in training.
-        source: the input's file, or None.
-        line: the input's line in ``source``, or None.
     """
 
-    lemma: str
-    tags: str
-    language: str
     forms: tuple[Form, ...]
     certificate: Certificate
     more_than: int | None
     beam_certificate: Certificate
     method: str
-    warnings: tuple[str, ...] = ()
-    source: str | None = None
-    line: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -189,7 +179,7 @@ class Prediction:
 
     @property
     def best(self) -> Form | None:
-        """The most probable form found, or None when the search finished none."""
+        """The most probable output found, or None when the search finished none."""
         return self.forms[0] if self.forms else None
 
     @property
@@ -197,12 +187,26 @@ class Prediction:
         """The sum of the listed probabilities."""
         return math.fsum(f.probability for f in self.forms)
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (one JSON Lines record)."""
+    def outcome(self) -> dict[str, Any]:
+        """The :class:`Outcome` fields by name (to make a record of an outcome)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(Outcome)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record(Outcome):
+    """An :class:`Outcome` with what every record adds (:class:`Prediction`,
+    :class:`~inflect.translate.Translation`).
+
+    Attributes:
+        warnings: e.g. symbols unseen in training.
+        line: the input's line in its file, or None.
+    """
+
+    warnings: tuple[str, ...] = ()
+    line: int | None = None
+
+    def _outcome_dict(self) -> dict[str, Any]:
         return {
-            "lemma": self.lemma,
-            "tags": self.tags,
-            "language": self.language,
             "forms": [{"form": f.form, "probability": f.probability} for f in self.forms],
             "certificate": self.certificate.value,
             "certificate_words": self.certificate.description,
@@ -211,36 +215,92 @@ class Prediction:
             "beam_certificate": self.beam_certificate.value,
             "method": self.method,
             "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class Prediction(Record):
+    """The result for one inflection input: ``Prediction(lemma, tags, language, source,
+    forms=..., certificate=..., ...)``.
+
+    Attributes:
+        lemma: the lemma as given.
+        tags: the tag bundle as written.
+        language: shared-task name of the language.
+        source: the input's file, or None.
+        forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
+            warnings, line: see :class:`Record`.
+    """
+
+    lemma: str
+    tags: str
+    language: str
+    source: str | None = None
+
+    @property
+    def inputs(self) -> tuple[str, str, str]:
+        """``(lemma, tags, language)``: the input as rendered (TSV columns, titles)."""
+        return self.lemma, self.tags, self.language
+
+    @property
+    def where(self) -> str | None:
+        """``FILE:LINE`` of the input, or None."""
+        return None if self.source is None else f"{self.source}:{self.line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (one JSON Lines record)."""
+        return {
+            "lemma": self.lemma,
+            "tags": self.tags,
+            "language": self.language,
+            **self._outcome_dict(),
             "source": self.source,
             "line": self.line,
         }
 
 
-class Searched(NamedTuple):
-    """A prediction with the search result it was made from (for evaluation and explanation).
+@dataclass
+class Prepared:
+    """A validated input as the model's symbols, ready to be searched.
 
     Attributes:
-        prediction: the record.
+        query: the input as given (an :class:`~inflect.data.Example` for inflection, a
+            :class:`~inflect.translate.SentenceQuery` for translation).
+        symbols: its source symbols (made by ``codec``).
+        codec: the :class:`~inflect.codec.Codec` that made ``symbols``; it also turns output
+            symbols back into text.
+        features: the UniMorph features the model will see (empty for a model without tags).
+        language: the language name the model knows the input by, or None (no language symbol).
+        direction: the writing direction of the source (``"ltr"`` or ``"rtl"``), for display.
+        warnings: e.g. symbols unseen in training.
+    """
+
+    query: Any
+    symbols: list[str]
+    codec: Codec
+    features: frozenset[str] = frozenset()
+    language: str | None = None
+    direction: str = "ltr"
+    warnings: list[str] = field(default_factory=list)
+
+
+class Searched(NamedTuple):
+    """A record with the search result it was made from (for evaluation and explanation).
+
+    Attributes:
+        prediction: the record (:class:`Prediction`, or a translation record).
         beam: the beam search result that gave the record's list (the widest one accepted
             under ``support="auto"``); ``beam.best`` is the most probable token string found,
             with its attention matrix.
-        prepared: the validated query (its model symbols, language spec, features).
+        prepared: the validated input (its model symbols, codec, features).
+        support_sizes: the output support size at each step of ``beam.best`` (teacher forcing
+            on the same encoder pass), where asked for and a string finished; else None.
     """
 
-    prediction: Prediction
+    prediction: Any
     beam: SearchResult
-    prepared: _Prepared
-
-
-@dataclass
-class _Prepared:
-    """A validated query: its spec, its symbols and the features the model will see."""
-
-    query: Example
-    spec: LanguageSpec
-    symbols: list[str]
-    features: frozenset[str]
-    warnings: list[str] = field(default_factory=list)
+    prepared: Prepared
+    support_sizes: list[int] | None = None
 
 
 def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -> Example:
@@ -258,11 +318,14 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
     """
     for what, text in (("lemma", lemma), ("tag bundle", tags)):
         if isinstance(text, str) and not text.isprintable() and _not_utf8(text):
-            raise InputError(f"the {what} holds bytes that are not UTF-8 (is the terminal's "
-                             "encoding UTF-8?)", text)
-        problem = control_problem(text if isinstance(text, str) else text.text, what)
+            raise InputError(
+                f"the {what} holds bytes that are not UTF-8 (is the terminal's encoding UTF-8?)",
+                text,
+            )
+        text = text if isinstance(text, str) else text.text
+        problem = control_problem(text, what)
         if problem is not None:
-            raise InputError(problem, text if isinstance(text, str) else text.text)
+            raise InputError(problem, text)
     if not isinstance(tags, TagBundle):
         try:
             tags = TagBundle.parse(tags)
@@ -308,40 +371,34 @@ def read_queries(
     source = "<stdin>" if str(path) == "-" else str(path)
     blank = None if on_blank is None else (lambda number: on_blank(source, number))
     if source == "<stdin>":
-        yield from iter_examples(sys.stdin.buffer, source=source, language=language or "",
-                                 fmt=fmt, on_blank=blank)
+        yield from iter_examples(
+            sys.stdin.buffer, source=source, language=language or "", fmt=fmt, on_blank=blank
+        )
         return
     with open(path, "rb") as handle:
-        yield from iter_examples(handle, source=source, language=language or "", fmt=fmt,
-                                 on_blank=blank)
+        yield from iter_examples(
+            handle, source=source, language=language or "", fmt=fmt, on_blank=blank
+        )
 
 
-def _known_features(model: Seq2Seq) -> set[str]:
-    if model.feature_vocab is None:
-        return set()
-    specials = set(model.feature_vocab.specials)
-    return {f for f in model.feature_vocab.symbols if f not in specials and f != COPY_FEATURE}
+class Searcher:
+    """One model or an ensemble, ready to search prepared inputs with certificates.
 
-
-def _known_languages(model: Seq2Seq) -> set[str]:
-    if model.language_vocab is not None:
-        return set(model.language_vocab.symbols)
-    return set(getattr(model, "language_specs", {}) or {})
-
-
-class Predictor:
-    """A model (or an ensemble) ready to predict forms with certificates.
+    The part of prediction that inflection (:class:`Predictor`) and translation
+    (:class:`~inflect.translate.Translator`) share: batching, one encoder pass per chunk, beam
+    search widened where not certified, support enumeration, output text, chunked streaming.
+    Subclasses say how a query becomes a :class:`Prepared` input (:meth:`prepare`) and what
+    record it gives (:meth:`record`).
 
     Args:
-        models: one or more loaded :class:`~inflect.model.Seq2Seq` models; several form an
+        models: one or more :class:`~inflect.checkpoint.LoadedModel`; several form an
             :class:`~inflect.search.Ensemble` and must share the target vocabulary.
         beam_size: beam size k (≥ 1).
-        max_forms: largest number of forms listed per input (≥ 1); support enumeration stops
-            there and the record says "more than N".
+        max_forms: largest number of outputs listed per input (≥ 1); support enumeration
+            stops there and the record says "more than N".
         support: when to enumerate the support (see :data:`SupportMode`).
-        max_input_len: the longest lemma accepted, in model symbols.
+        max_input_len: the longest source accepted, in model symbols.
         chunk_size: inputs searched together by :meth:`stream`.
-        names: a label per member (file names), for messages.
         max_beam: the widest beam ``support="auto"`` widens to (and at most ``max_forms``).
 
     Raises:
@@ -351,207 +408,195 @@ class Predictor:
 
     def __init__(
         self,
-        models: Sequence[Seq2Seq],
+        models: Sequence[LoadedModel],
         *,
-        beam_size: int = DEFAULT_BEAM,
-        max_forms: int = DEFAULT_MAX_FORMS,
+        beam_size: int = defaults.BEAM_SIZE,
+        max_forms: int = defaults.MAX_FORMS,
         support: SupportMode = "auto",
         max_input_len: int = MAX_INPUT_LEN,
-        chunk_size: int = DEFAULT_CHUNK,
-        names: Sequence[str] | None = None,
-        max_beam: int = DEFAULT_MAX_BEAM,
+        chunk_size: int = defaults.CHUNK_SIZE,
+        max_beam: int = defaults.WIDE_BEAM_SIZE,
     ) -> None:
-        self.members: tuple[Seq2Seq, ...] = tuple(models)
-        if not self.members:
+        self.loaded: tuple[LoadedModel, ...] = tuple(models)
+        if not self.loaded:
             raise ValueError("a predictor needs at least one model")
-        for name, value in (("beam_size", beam_size), ("max_forms", max_forms),
-                            ("max_input_len", max_input_len), ("chunk_size", chunk_size),
-                            ("max_beam", max_beam)):
+        settings = {
+            "beam_size": beam_size,
+            "max_forms": max_forms,
+            "max_input_len": max_input_len,
+            "chunk_size": chunk_size,
+            "max_beam": max_beam,
+        }
+        for name, value in settings.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if support not in ("auto", "always", "never"):
             raise ValueError(f"support must be auto, always or never, got {support!r}")
-        self.names = tuple(names) if names is not None else tuple(
-            f"model {i + 1}" for i in range(len(self.members))
-        )
         self.beam_size, self.max_forms, self.support = beam_size, max_forms, support
-        self.max_input_len, self.chunk_size = max_input_len, chunk_size
-        self.max_beam = max_beam
-        for model in self.members:
-            model.eval()
-        self.decodable: Any = (
-            self.members[0] if len(self.members) == 1 else Ensemble(self.members)
-        )
-        self.features: frozenset[str] = frozenset.intersection(
-            *(frozenset(_known_features(m)) for m in self.members)
-        )
-        langs = [_known_languages(m) for m in self.members]
-        nonempty = [s for s in langs if s]
-        self.languages: tuple[str, ...] = tuple(
-            sorted(set.intersection(*nonempty)) if nonempty else ()
-        )
+        self.max_input_len, self.chunk_size, self.max_beam = max_input_len, chunk_size, max_beam
+        self.members = tuple(m.network for m in self.loaded)
+        for network in self.members:
+            network.eval()
+        self.decodable: Any = self.members[0] if len(self.members) == 1 else Ensemble(self.members)
         self.sparse_output = all(m.config.output_alpha > 1.0 for m in self.members)
-        self._specs: dict[str, LanguageSpec] = {}
 
-    # ------------------------------------------------------------------ loading
-    @classmethod
-    def from_checkpoints(
-        cls, paths: Sequence[str | os.PathLike[str]], device: str | torch.device = "cpu",
-        **options: Any,
-    ) -> Predictor:
-        """Load one checkpoint, or several as an ensemble (see :class:`Predictor` for options).
+    @staticmethod
+    def load(
+        paths: Sequence[str | os.PathLike[str]], device: str | torch.device = "cpu"
+    ) -> list[LoadedModel]:
+        """The checkpoints of ``paths`` (files, or folders of members:
+        :func:`inflect.checkpoint.checkpoint_members`), loaded.
 
         Raises:
-            CheckpointError: a file is missing or not a sparse-inflect checkpoint.
-            ValueError: the members' target vocabularies differ.
+            FileNotFoundError: a path that is not there; CheckpointError: a file that is not a
+                model checkpoint.
         """
-        paths = list(paths)
-        if not paths:
-            raise ValueError("no checkpoint given")
-        models = [load_model(p, device=device) for p in paths]
-        try:
-            return cls(models, names=[str(p) for p in paths], **options)
-        except ValueError as exc:
-            if "ensemble members" in str(exc):
-                raise ValueError(f"{exc} (checkpoints: {', '.join(map(str, paths))})") from None
-            raise
-
-    @classmethod
-    def from_default(
-        cls, language: str, models_dir: str | os.PathLike[str] | None = None,
-        device: str | torch.device = "cpu", setting: str | None = None, **options: Any,
-    ) -> Predictor:
-        """Load the shipped default model of ``language`` (see :mod:`inflect.models`), or its
-        model of ``setting``.
-
-        Raises:
-            UnknownLanguageError: no language has this name (closest names listed).
-            NoDefaultModelError: nothing shipped for the language (those shipped listed), or
-                nothing of ``setting`` (the settings shipped listed).
-            RegistryError, CheckpointError: a broken installation.
-        """
-        from inflect.models import default_model
-
-        entry = default_model(language, models_dir, setting)
-        return cls.from_checkpoints(entry.members, device=device, **options)
+        return [load_checkpoint(p, device=device) for p in checkpoint_members(list(paths))]
 
     # ------------------------------------------------------------------ inputs
-    def language_spec(self, name: str | None) -> LanguageSpec:
-        """The spec of a language the model was trained on.
+    def prepare(self, query: Any) -> Prepared:
+        """Validate one query and turn it into model symbols (by the subclass)."""
+        raise NotImplementedError
 
-        Args:
-            name: any name or code; None or ``""`` for the model's only language.
+    def record(self, item: Prepared, outcome: Outcome) -> Any:
+        """The record of one searched input (by the subclass)."""
+        raise NotImplementedError
 
-        Raises:
-            UnknownLanguageError: no language has this name (the closest are listed).
-            InputError: the model was not trained on it, or it is needed and not given.
-        """
-        key = name or ""
-        spec = self._specs.get(key)
-        if spec is not None:
-            return spec
-        if not key:
-            if len(self.languages) != 1:
-                raise InputError(
-                    "give the language (--lang): "
-                    + (f"the model knows {', '.join(self.languages)}" if self.languages
-                       else "the model does not record its language")
-                )
-            key_name = self.languages[0]
-        else:
-            key_name = resolve(key).name
-            if self.languages and key_name not in self.languages:
-                raise InputError(
-                    f"the model was not trained on {key_name}; it knows "
-                    f"{', '.join(self.languages)}"
-                )
-        stored = getattr(self.members[0], "language_specs", {}) or {}
-        spec = stored.get(key_name)
-        if not isinstance(spec, LanguageSpec):
-            spec = resolve(key_name)
-        self._specs[key] = spec
-        return spec
-
-    def prepare(self, query: Example) -> _Prepared:
-        """Validate one query and turn it into model symbols.
-
-        Raises:
-            InputError: empty lemma, unknown UniMorph feature (the message lists the known ones),
-                a lemma longer than :attr:`max_input_len`, a language the model does not know.
-            UnknownLanguageError: no language has the query's language name.
-        """
-        src, line = query.source, query.line
-        try:
-            spec = self.language_spec(query.language)
-        except InputError as exc:
-            raise InputError(exc.what, exc.value, src, line) from None
-        lemma = spec.normalize_input(query.lemma)
-        if not lemma.strip():
-            raise InputError("empty lemma", query.lemma, src, line)
-        unknown = sorted(f for f in query.tags.features if f not in self.features)
-        if unknown:
-            known = ", ".join(sorted(self.features)) or "none"
-            plural = "s" if len(unknown) > 1 else ""
-            named = ", ".join(_with_hint(f, self.features) for f in unknown)
-            raise InputError(
-                f"unknown UniMorph feature{plural} {named} in tag bundle "
-                f"{query.tags.text!r}; the model knows {len(self.features)} features: {known}",
-                None, src, line,
-            )
-        symbols = spec.to_symbols(lemma)
-        if len(symbols) > self.max_input_len:
-            raise InputError(
-                f"lemma of {len(symbols)} symbols is longer than the model's limit of "
-                f"{self.max_input_len} symbols",
-                query.lemma if len(query.lemma) <= 60 else query.lemma[:57] + "...", src, line,
-            )
+    def _unseen(self, symbols: Sequence[str], what: str) -> list[str]:
+        """One note per distinct symbol unseen in training (by any member), each warned once
+        as an :class:`~inflect.vocab.UnknownSymbolWarning`."""
         notes = []
         for sym in dict.fromkeys(symbols):
             if any(sym not in m.source_vocab for m in self.members):
-                note = (f"symbol {sym!r} (U+{ord(sym[0]):04X}) of lemma {query.lemma!r} was not "
-                        "seen in training; the model reads it as the unknown symbol")
+                note = (
+                    f"symbol {sym!r} (U+{ord(sym[0]):04X}) of {what} was not seen in "
+                    "training; the model reads it as the unknown symbol"
+                )
                 notes.append(note)
-                warnings.warn(note, UnknownSymbolWarning, stacklevel=3)
-        return _Prepared(query, spec, symbols, query.tags.features, notes)
+                warnings.warn(note, UnknownSymbolWarning, stacklevel=4)
+        return notes
 
-    def batch(self, items: Sequence[_Prepared]) -> Any:
-        """Encode prepared queries as one batch for :attr:`decodable` (its ``start``): the model's
-        :class:`~inflect.model.Batch`, or a :class:`~inflect.search.MemberBatches` for an
-        ensemble."""
-        return self._batch(items)
+    def batch(self, items: Sequence[Prepared]) -> Any:
+        """Prepared inputs as ids (:func:`inflect.batching.make_batch`), one batch per member
+        (a :class:`~inflect.search.MemberBatches` for an ensemble; members with equal
+        vocabularies share one)."""
+        sources = [p.symbols for p in items]
+        features = [p.features for p in items]
+        languages = [p.language for p in items]
+        made: dict[tuple[Vocabularies, torch.device], Any] = {}
+        for m in self.members:
+            key = (Vocabularies.of(m), m.device)
+            if key not in made:  # warn=False: prepare() warned once per input
+                made[key] = make_batch(
+                    key[0], sources, features, languages, device=m.device, warn=False
+                )
+        batches = tuple(made[(Vocabularies.of(m), m.device)] for m in self.members)
+        return batches[0] if len(batches) == 1 else MemberBatches(batches)
 
-    def _batch(self, items: Sequence[_Prepared]) -> Any:
-        def encode(model: Seq2Seq) -> Any:
-            return model.make_batch(
-                [p.symbols for p in items],
-                [p.features for p in items] if model.feature_vocab is not None else None,
-                [p.spec.name for p in items] if model.language_vocab is not None else None,
-                warn=False,
-            )
-
-        if len(self.members) == 1:
-            return encode(self.members[0])
-        return MemberBatches(tuple(encode(m) for m in self.members))
-
-    def max_output_len(self, items: Sequence[_Prepared]) -> int:
-        """Output length cap for a chunk: the config's ``max_decode_len``, else 2·S + 10."""
+    def max_output_len(self, items: Sequence[Prepared]) -> int:
+        """Output length cap for a chunk: the config's ``max_decode_len``, else
+        :func:`inflect.defaults.max_output_length` of its longest source."""
         configured = self.members[0].config.max_decode_len
-        return configured or 2 * max(len(p.symbols) for p in items) + 10
+        return configured or defaults.max_output_length(max(len(p.symbols) for p in items))
 
     # ------------------------------------------------------------------ search
-    def _forms(self, hyps: Sequence[Hypothesis], item: _Prepared) -> list[Form]:
-        model = self.members[0]
+    def run(self, items: Sequence[Prepared]) -> list[Any]:
+        """Search a chunk of prepared inputs together; one record each, in order (see
+        :meth:`run_detailed`)."""
+        return [searched.prediction for searched in self.run_detailed(items)]
+
+    def run_detailed(
+        self, items: Sequence[Prepared], *, support_sizes: bool = False
+    ) -> list[Searched]:
+        """Search a chunk of prepared inputs together; a :class:`Searched` each, in order.
+
+        The chunk is encoded once (:func:`inflect.search.encode`); every search below runs on
+        that encoded state. Beam search with k = :attr:`beam_size`; then, for
+        ``support="auto"``, the inputs whose beam is not certified full support are searched
+        again together with a beam 4 times as wide (n-best = width), until every one is
+        certified or the width reached min(:attr:`max_beam`, :attr:`max_forms`); a wider result
+        replaces the earlier one unless its certificate is weaker. For ``support="always"``,
+        :func:`enumerate_support` (cap :attr:`max_forms`) gives the list.
+
+        Args:
+            items: the prepared inputs.
+            support_sizes: also run the model along each input's best string (teacher forcing,
+                :func:`inflect.search.teacher_forced`) for its per-step output support sizes.
+        """
+        if not items:
+            return []
+        max_len = self.max_output_len(items)
+        with torch.inference_mode(), self._threads():
+            encoded = encode(self.decodable, self.batch(items))
+            first = beam_search(self.decodable, encoded, self.beam_size, max_len)
+            best = self._widen(encoded, first, max_len)
+            supports: list[SupportResult | None] = [None] * len(items)
+            if self.support == "always":
+                supports = list(enumerate_support(self.decodable, encoded, self.max_forms, max_len))
+            sizes: list[list[int] | None] = [None] * len(items)
+            if support_sizes:
+                forced = teacher_forced(
+                    self.decodable, encoded, [b.best.tokens if b.best else [] for b in best]
+                )
+                sizes = [
+                    f.support_sizes if b.best else None for f, b in zip(forced, best, strict=True)
+                ]
+        return [
+            Searched(self.record(item, self._outcome(item, f, b, s)), b, item, n)
+            for item, f, b, s, n in zip(items, first, best, supports, sizes, strict=True)
+        ]
+
+    @contextlib.contextmanager
+    def _threads(self) -> Iterator[None]:
+        """With an ensemble and torch set to several threads, the members run side by side,
+        one thread each, and each operation on one thread (restored after the block): whole
+        members are independent work, whereas the small operations of one step, split over
+        threads, wait at every operation's end for threads a busy CPU has descheduled."""
+        threads = torch.get_num_threads()
+        if not isinstance(self.decodable, Ensemble) or threads < 2:
+            yield
+            return
+        torch.set_num_threads(1)
+        try:
+            with self.decodable.in_parallel(threads):
+                yield
+        finally:
+            torch.set_num_threads(threads)
+
+    def _widen(
+        self, encoded: Encoded, first: list[SearchResult], max_len: int
+    ) -> list[SearchResult]:
+        """``support="auto"``: search the uncertified inputs again with wider beams."""
+        best = list(first)
+        width = self.beam_size
+        todo = [i for i, r in enumerate(first) if r.certificate is not Certificate.FULL_SUPPORT]
+        limit = min(self.max_forms, self.max_beam)
+        while self.support == "auto" and self.sparse_output and todo and width < limit:
+            width = min(limit, 4 * width)
+            wide = beam_search(self.decodable, encoded.select(self.decodable, todo), width, max_len)
+            for i, r in zip(todo, wide, strict=True):
+                if r.certificate.rank >= best[i].certificate.rank:
+                    best[i] = r
+            todo = [i for i in todo if best[i].certificate is not Certificate.FULL_SUPPORT]
+        return best
+
+    def _forms(self, hyps: Sequence[Hypothesis], item: Prepared) -> list[Form]:
+        """Output strings as text (by the input's codec), equal texts merged."""
+        vocab = self.members[0].target_vocab
         merged: dict[str, float] = {}
         for h in hyps:
             attention = h.attention if UNK_ID in h.tokens else None
-            form = item.spec.from_symbols(model.tokens_to_symbols(h.tokens, attention, item.symbols))
-            merged[form] = merged.get(form, 0.0) + h.prob
+            text = item.codec.decode(output_symbols(vocab, h.tokens, attention, item.symbols))
+            merged[text] = merged.get(text, 0.0) + h.prob
         return [Form(f, p) for f, p in sorted(merged.items(), key=lambda kv: -kv[1])]
 
-    def _record(
-        self, item: _Prepared, first: SearchResult, beam: SearchResult,
+    def _outcome(
+        self,
+        item: Prepared,
+        first: SearchResult,
+        beam: SearchResult,
         support: SupportResult | None,
-    ) -> Prediction:
+    ) -> Outcome:
         forms = self._forms(beam.hypotheses, item)
         cert, method, more = beam.certificate, "beam", None
         if beam.n_finished > len(beam.hypotheses) and len(beam.hypotheses) >= self.max_forms:
@@ -570,66 +615,17 @@ class Predictor:
             more = self.max_forms
             if cert is Certificate.FULL_SUPPORT:
                 cert = Certificate.MODE_ONLY
-        q = item.query
-        return Prediction(
-            lemma=q.lemma,
-            tags=q.tags.text,
-            language=item.spec.name,
+        return Outcome(
             forms=tuple(forms),
             certificate=cert,
             more_than=more,
             beam_certificate=first.certificate,
             method=method,
-            warnings=tuple(item.warnings),
-            source=q.source,
-            line=q.line,
         )
 
-    def run(self, items: Sequence[_Prepared]) -> list[Prediction]:
-        """Search a chunk of prepared queries together; one record each, in order.
-
-        See :meth:`run_detailed`, which also returns the search results.
-        """
-        return [searched.prediction for searched in self.run_detailed(items)]
-
-    def run_detailed(self, items: Sequence[_Prepared]) -> list[Searched]:
-        """Search a chunk of prepared queries together; a :class:`Searched` each, in order.
-
-        Beam search with k = :attr:`beam_size`; then, for ``support="auto"``, the inputs whose
-        beam is not certified full support are searched again together with a beam 4 times as
-        wide (n-best = width), until every one is certified or the width reached
-        min(:attr:`max_beam`, :attr:`max_forms`); a wider result replaces the earlier one unless its
-        certificate is weaker. For ``support="always"``, :func:`enumerate_support` (cap
-        :attr:`max_forms`) gives the list.
-        """
-        if not items:
-            return []
-        max_len = self.max_output_len(items)
-        rank = {Certificate.FULL_SUPPORT: 2, Certificate.MODE_ONLY: 1, Certificate.NONE: 0}
-        with torch.inference_mode():
-            first = beam_search(self.decodable, self._batch(items), self.beam_size, max_len)
-            best = list(first)
-            width = self.beam_size
-            todo = [i for i, r in enumerate(first) if r.certificate is not Certificate.FULL_SUPPORT]
-            limit = min(self.max_forms, self.max_beam)
-            while self.support == "auto" and self.sparse_output and todo and width < limit:
-                width = min(limit, 4 * width)
-                wide = beam_search(self.decodable, self._batch([items[i] for i in todo]), width,
-                                   max_len)
-                for i, r in zip(todo, wide, strict=True):
-                    if rank[r.certificate] >= rank[best[i].certificate]:
-                        best[i] = r
-                todo = [i for i in todo if best[i].certificate is not Certificate.FULL_SUPPORT]
-            supports: dict[int, SupportResult] = {}
-            if self.support == "always":
-                found = enumerate_support(self.decodable, self._batch(items), self.max_forms,
-                                          max_len)
-                supports = dict(enumerate(found))
-        return [Searched(self._record(item, first[i], best[i], supports.get(i)), best[i], item)
-                for i, item in enumerate(items)]
-
-    def stream(self, queries: Iterable[Example]) -> Iterator[Prediction]:
-        """Predict for every query, yielding records in input order, chunk by chunk.
+    # ------------------------------------------------------------------ streams
+    def stream(self, queries: Iterable[Any]) -> Iterator[Any]:
+        """Search every query, yielding records in input order, chunk by chunk.
 
         A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). When
         reading a query or validating it fails, the records of the queries before it are yielded
@@ -643,13 +639,13 @@ class Predictor:
         for searched in self.stream_detailed(queries):
             yield searched.prediction
 
-    def stream_detailed(self, queries: Iterable[Example]) -> Iterator[Searched]:
+    def stream_detailed(self, queries: Iterable[Any]) -> Iterator[Searched]:
         """As :meth:`stream`, yielding each record with its search result (:class:`Searched`).
 
         Raises:
             As :meth:`stream`.
         """
-        pending: list[_Prepared] = []
+        pending: list[Prepared] = []
         iterator = iter(queries)
         while True:
             error: Exception | None = None
@@ -667,8 +663,201 @@ class Predictor:
                 pending = []
         yield from self.run_detailed(pending)
 
+
+def _known_features(network: Any) -> set[str]:
+    if network.feature_vocab is None:
+        return set()
+    specials = set(network.feature_vocab.specials)
+    return {f for f in network.feature_vocab.symbols if f not in specials and f != COPY_FEATURE}
+
+
+def _known_languages(loaded: LoadedModel) -> set[str]:
+    vocab = loaded.network.language_vocab
+    return set(vocab.symbols) if vocab is not None else set(loaded.languages)
+
+
+class Predictor(Searcher):
+    """An inflection model (or an ensemble) ready to predict forms with certificates.
+
+    Args:
+        models: one or more :class:`~inflect.checkpoint.LoadedModel` of inflection models.
+        **options: as :class:`Searcher` (``beam_size``, ``max_forms``, ``support``,
+            ``max_input_len``, ``chunk_size``, ``max_beam``).
+
+    Raises:
+        ValueError: a translation model (the message says to use ``inflect translate``), or as
+            :class:`Searcher`.
+    """
+
+    def __init__(self, models: Sequence[LoadedModel], **options: Any) -> None:
+        super().__init__(models, **options)
+        for loaded in self.loaded:
+            if loaded.is_translation:
+                raise ValueError(
+                    f"{loaded.path}: a translation model (sentence pairs, with a subword codec), "
+                    f"not an inflection model; translate with `inflect translate --model "
+                    f"{loaded.path}`, or give `inflect predict` a model trained by `inflect train`"
+                )
+        self.features: frozenset[str] = frozenset.intersection(
+            *(frozenset(_known_features(m)) for m in self.members)
+        )
+        langs = [_known_languages(m) for m in self.loaded]
+        nonempty = [s for s in langs if s]
+        self.languages: tuple[str, ...] = tuple(
+            sorted(set.intersection(*nonempty)) if nonempty else ()
+        )
+        self._codecs: dict[str, CharCodec] = {}
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_checkpoints(
+        cls,
+        paths: Sequence[str | os.PathLike[str]],
+        device: str | torch.device = "cpu",
+        **options: Any,
+    ) -> Predictor:
+        """Load one checkpoint, or several as an ensemble (folders of members are expanded by
+        :func:`inflect.checkpoint.checkpoint_members`; options as :class:`Searcher`).
+
+        Raises:
+            FileNotFoundError: a path that is not there.
+            CheckpointError: a file is not a sparse-inflect model checkpoint.
+            ValueError: the members' target vocabularies differ, or a translation model.
+        """
+        paths = list(paths)
+        if not paths:
+            raise ValueError("no checkpoint given")
+        models = cls.load(paths, device)
+        try:
+            return cls(models, **options)
+        except ValueError as exc:
+            if "ensemble members" in str(exc):
+                names = ", ".join(str(m.path) for m in models)
+                raise ValueError(f"{exc} (checkpoints: {names})") from None
+            raise
+
+    @classmethod
+    def from_default(
+        cls,
+        language: str,
+        models_dir: str | os.PathLike[str] | None = None,
+        device: str | torch.device = "cpu",
+        setting: str | None = None,
+        **options: Any,
+    ) -> Predictor:
+        """Load the shipped default model of ``language`` (see :mod:`inflect.models`), or its
+        model of ``setting``.
+
+        Raises:
+            UnknownLanguageError: no language has this name (closest names listed).
+            NoDefaultModelError: nothing shipped for the language (those shipped listed), or
+                nothing of ``setting`` (the settings shipped listed).
+            RegistryError, CheckpointError: a broken installation.
+        """
+        from inflect.models import default_model
+
+        entry = default_model(language, models_dir, setting)
+        return cls.from_checkpoints(entry.members, device=device, **options)
+
+    # ------------------------------------------------------------------ inputs
+    def codec(self, name: str | None) -> CharCodec:
+        """The codec (text <-> symbols) of a language the model was trained on: a
+        :class:`~inflect.codec.CharCodec` of its :class:`~inflect.languages.LanguageSpec` (the
+        one stored in the checkpoint where there is one).
+
+        Args:
+            name: any name or code; None or ``""`` for the model's only language.
+
+        Raises:
+            UnknownLanguageError: no language has this name (the closest are listed).
+            InputError: the model was not trained on it, or it is needed and not given.
+        """
+        key = name or ""
+        codec = self._codecs.get(key)
+        if codec is not None:
+            return codec
+        if not key:
+            if len(self.languages) != 1:
+                raise InputError(
+                    "give the language (--lang): "
+                    + (
+                        f"the model knows {', '.join(self.languages)}"
+                        if self.languages
+                        else "the model does not record its language"
+                    )
+                )
+            key_name = self.languages[0]
+        else:
+            key_name = resolve(key).name
+            if self.languages and key_name not in self.languages:
+                raise InputError(
+                    f"the model was not trained on {key_name}; it knows {', '.join(self.languages)}"
+                )
+        spec = self.loaded[0].languages.get(key_name) or resolve(key_name)
+        codec = self._codecs[key] = CharCodec(spec)
+        return codec
+
+    def language_spec(self, name: str | None) -> LanguageSpec:
+        """The :class:`~inflect.languages.LanguageSpec` of :meth:`codec` ``(name)``."""
+        return self.codec(name).spec
+
+    def prepare(self, query: Example) -> Prepared:
+        """Validate one query and turn it into model symbols.
+
+        Raises:
+            InputError: empty lemma, unknown UniMorph feature (the message lists the known ones),
+                a lemma longer than :attr:`max_input_len`, a language the model does not know.
+            UnknownLanguageError: no language has the query's language name.
+        """
+        src, line = query.source, query.line
+        try:
+            codec = self.codec(query.language)
+        except InputError as exc:
+            raise InputError(exc.what, exc.value, src, line) from None
+        symbols = codec.encode(query.lemma)
+        if not "".join(symbols).strip():
+            raise InputError("empty lemma", query.lemma, src, line)
+        unknown = sorted(f for f in query.tags.features if f not in self.features)
+        if unknown:
+            known = ", ".join(sorted(self.features)) or "none"
+            plural = "s" if len(unknown) > 1 else ""
+            named = ", ".join(_with_hint(f, self.features) for f in unknown)
+            raise InputError(
+                f"unknown UniMorph feature{plural} {named} in tag bundle "
+                f"{query.tags.text!r}; the model knows {len(self.features)} features: {known}",
+                None,
+                src,
+                line,
+            )
+        if len(symbols) > self.max_input_len:
+            raise InputError(
+                f"lemma of {len(symbols)} symbols is longer than the model's limit of "
+                f"{self.max_input_len} symbols",
+                query.lemma if len(query.lemma) <= 60 else query.lemma[:57] + "...",
+                src,
+                line,
+            )
+        notes = self._unseen(symbols, f"lemma {query.lemma!r}")
+        spec = codec.spec
+        return Prepared(
+            query, symbols, codec, query.tags.features, spec.name, spec.direction, notes
+        )
+
+    def record(self, item: Prepared, outcome: Outcome) -> Prediction:
+        """The :class:`Prediction` of one searched input."""
+        q = item.query
+        return Prediction(
+            q.lemma,
+            q.tags.text,
+            item.language or "",
+            q.source,
+            warnings=tuple(item.warnings),
+            line=q.line,
+            **outcome.outcome(),
+        )
+
     def predict(self, lemma: str, tags: str | TagBundle, language: str | None = None) -> Prediction:
-        """Predict for one lemma and tag bundle (see :meth:`stream`).
+        """Predict for one lemma and tag bundle (see :meth:`Searcher.stream`).
 
         Raises:
             InputError, UnknownLanguageError: as :meth:`prepare`.
@@ -689,8 +878,8 @@ def load_predictor(
     setting: str | None = None,
     **options: Any,
 ) -> Predictor:
-    """The predictor of the given checkpoints, else of ``language``'s shipped default model (or
-    its shipped model of ``setting``).
+    """The predictor of the given checkpoints (or folders of members), else of ``language``'s
+    shipped default model (or its shipped model of ``setting``).
 
     When both are given, the checkpoints must know the language.
 
@@ -705,5 +894,5 @@ def load_predictor(
     else:
         raise ValueError("give a language (--lang) or a checkpoint (--model)")
     if language:
-        predictor.language_spec(language)  # fail now, not at the first input
+        predictor.codec(language)  # fail now, not at the first input
     return predictor

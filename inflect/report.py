@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.datasets import LanguageSummary, Manifest
     from inflect.explain import Explanation
     from inflect.models import ShippedModel
-    from inflect.predict import Prediction
+    from inflect.predict import Prediction, Record
     from inflect.stats import SplitStats
 
 _SHORT_SPLITS = {
@@ -243,7 +243,7 @@ def read_summary(stats: ReadStats, errors: int) -> str:
 
 
 def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task 1 scores") -> Table:
-    """The frame of :func:`inflect.evaluate.score_predictions` as a table: one row per language,
+    """The frame of :func:`inflect.scoring.score_predictions` as a table: one row per language,
     the macro-average last; accuracy (percent) and mean Levenshtein distance at 2 decimals, as
     the shared-task scorer prints them."""
     table = Table(title=Text(title))
@@ -281,7 +281,7 @@ def _probability(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 or p == 0 else f"{p:.1e}"
 
 
-def certificate_words(pred: Prediction) -> str:
+def certificate_words(pred: Record) -> str:
     """The certificate of a prediction in words, with the "more than N" note."""
     words = pred.certificate.description
     if pred.more_than is not None:
@@ -290,14 +290,15 @@ def certificate_words(pred: Prediction) -> str:
     return words
 
 
-def prediction_table(pred: Prediction) -> Group:
+def prediction_table(pred: Record) -> Group:
     """One prediction as a table: forms, probabilities (number and bar), certificate in words,
     then any warnings."""
     from rich.bar import Bar
 
-    where = f" — {pred.source}:{pred.line}" if pred.source is not None else ""
+    where = f" — {pred.where}" if pred.where is not None else ""
+    first, tags, language = pred.inputs
     table = Table(
-        title=Text.assemble((pred.lemma, "bold"), f"  {pred.tags}  ({pred.language}){where}"),
+        title=Text.assemble((first, "bold"), f"  {tags}  ({language}){where}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -341,10 +342,11 @@ TRANSLATION_TSV_COLUMNS = (
 )
 
 
-def prediction_tsv(pred: Prediction) -> str:
+def prediction_tsv(pred: Record) -> str:
     """One prediction as TSV lines (no final newline), one per form listed, in the fixed
     layout :data:`PREDICTION_TSV_COLUMNS`: ``lemma, tags, language, certificate, count, rank,
-    form, probability``.
+    form, probability``; a translation (:class:`inflect.translate.Translation`) has
+    ``source, "", pair`` in the first three columns (:data:`TRANSLATION_TSV_COLUMNS`).
 
     ``certificate`` is ``full_support``, ``mode_only`` or ``none``; ``count`` is the number of
     forms listed, or ``>N`` when more than N forms have nonzero probability; ``rank`` is 1 for the
@@ -356,7 +358,7 @@ def prediction_tsv(pred: Prediction) -> str:
         ValueError: a field holds a control character (see :func:`tsv_line`).
     """
     count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
-    head = [pred.lemma, pred.tags, pred.language, pred.certificate.value, count]
+    head = [*pred.inputs, pred.certificate.value, count]
     if not pred.forms:
         return tsv_line([*head, None, None, None])
     return "\n".join(
@@ -364,7 +366,7 @@ def prediction_tsv(pred: Prediction) -> str:
     )
 
 
-def prediction_jsonl(pred: Prediction) -> str:
+def prediction_jsonl(pred: Record) -> str:
     """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
     import json
 
@@ -891,28 +893,20 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
 
 
 def attention_png(explanation: Explanation, path: str, max_forms: int | None = None) -> None:
-    """Write :func:`attention_figure` as a PNG (atomically: a temporary file, then renamed).
+    """Write :func:`attention_figure` as a PNG (atomically, nothing left behind on a failure:
+    :func:`inflect.outputs.write_outputs`).
 
     Raises:
         RuntimeError: matplotlib is not installed.
-        OSError: the file cannot be written.
+        OSError: the file cannot be written (an :class:`inflect.outputs.OutputError` naming it).
     """
-    import os
-    import tempfile
+    from inflect.outputs import write_outputs
 
     fig = attention_figure(explanation, max_forms)
     import matplotlib.pyplot as plt
 
     try:
-        folder = os.path.dirname(os.path.abspath(path))
-        handle, temp = tempfile.mkstemp(dir=folder, suffix=".png")
-        os.close(handle)
-        try:
-            fig.savefig(temp, format="png", dpi=120)
-            os.replace(temp, path)
-        except BaseException:
-            os.unlink(temp)
-            raise
+        write_outputs([(path, lambda temp: fig.savefig(temp, format="png", dpi=120))])
     finally:
         plt.close(fig)
 

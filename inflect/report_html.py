@@ -463,8 +463,8 @@ def accuracy_svg(
 
     Args:
         frame: the evaluation frame (columns ``language`` and ``accuracy`` in percent, as
-            :func:`inflect.evaluate.score_predictions` and ``evaluate_predictor`` give it; a
-            :data:`inflect.evaluate.MACRO` row is drawn last, in bold).
+            :func:`inflect.scoring.score_predictions` and ``evaluate_predictor`` give it; a
+            :data:`inflect.scoring.MACRO` row is drawn last, in bold).
         baseline: the official baseline (columns ``language``, ``setting``, ``accuracy`` in
             percent: :func:`inflect.baseline.read_baseline`), or None.
         setting: draw only this setting's baseline (``"high"``, ...); None for every setting.
@@ -479,7 +479,7 @@ def accuracy_svg(
     Raises:
         KeyError: ``frame`` or ``baseline`` lacks a column named above.
     """
-    from inflect.evaluate import MACRO
+    from inflect.scoring import MACRO
 
     marks: dict[str, dict[str, float]] = {}
     if baseline is not None:

@@ -1,4 +1,5 @@
-"""Decoding: greedy and beam search with certificates, support enumeration, ensembles.
+"""Decoding: greedy and beam search with certificates, support enumeration, teacher forcing,
+ensembles.
 
 Everything here talks to a model only through the *Decodable* protocol (see :class:`Decodable`):
 ``start`` encodes a batch, ``step`` gives the next-symbol probabilities of N rows, ``reorder``
@@ -6,6 +7,11 @@ gathers rows. Probabilities are the model's output mapping (softmax or α-entmax
 contain exact zeros; a string's probability is the product of its step probabilities, kept here as
 a sum of float64 logarithms with ``log 0 = -inf``, and a zero-probability continuation is never
 selected.
+
+Every search takes either a batch (encoded here) or an :class:`Encoded` batch (:func:`encode`):
+a caller that searches the same inputs several times — a beam widened where it was not
+certified, support enumeration, teacher forcing along the strings found — runs the encoder once
+and passes the encoded state (:meth:`Encoded.select` keeps a subset of its inputs).
 
 Certificates (per input of :func:`beam_search`):
 
@@ -27,28 +33,36 @@ most ``max_len + 1`` steps, the last of which may only emit EOS.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import heapq
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import torch
+
+from inflect import defaults
 
 __all__ = [
     "DEFAULT_MAX_LEN",
     "Certificate",
     "Decodable",
+    "Encoded",
     "Ensemble",
+    "ForcedPath",
     "Hypothesis",
     "MemberBatches",
     "SearchResult",
     "SupportResult",
     "beam_search",
+    "encode",
     "enumerate_support",
     "greedy",
+    "teacher_forced",
 ]
 
 DEFAULT_MAX_LEN = 100
@@ -59,19 +73,23 @@ _NEG_INF = float("-inf")
 
 @runtime_checkable
 class Decodable(Protocol):
-    """What search needs from a model (see ``/work/notes/contracts.md``).
+    """What search needs from a model.
 
     Attributes:
         bos_id, eos_id, pad_id, unk_id: Reserved target symbol ids.
         target_size: V, the number of target symbols.
 
     Methods:
-        start(batch) -> state: encodes a source batch of B inputs; state has B rows.
+        start(batch) -> state: encodes a source batch of B inputs; state has B rows, row i the
+            start of input i (so that ``reorder(state, rows)`` is the start of those inputs).
         step(state, prev) -> (probs, attention, state): ``prev`` LongTensor[N] (the previous
             symbol of each row); ``probs`` FloatTensor[N, V], rows summing to 1 with exact zeros;
             ``attention`` FloatTensor[N, S] (padding exactly 0).
         reorder(state, index) -> state: rows ``index`` (LongTensor[M]) of ``state``.
         batch_size(batch) -> int: B.
+
+    Optional: ``concat_states(states) -> state`` (rows stacked in list order), used by
+    :func:`enumerate_support` to expand prefixes of different earlier steps in one ``step``.
     """
 
     bos_id: int
@@ -104,6 +122,11 @@ class Certificate(enum.Enum):
             "mode_only": "exact: the first form is the most probable one (list may be incomplete)",
             "none": "not certified: a more probable form may have been pruned",
         }[self.value]
+
+    @property
+    def rank(self) -> int:
+        """2 for full support, 1 for mode only, 0 for none (stronger is larger)."""
+        return {"full_support": 2, "mode_only": 1, "none": 0}[self.value]
 
 
 @dataclass
@@ -138,18 +161,12 @@ class SearchResult:
         certificate: See :class:`Certificate`.
         pruned_max_log_prob: Log of the largest probability of a pruned prefix (-inf if none had
             nonzero probability): an upper bound on every string the search did not finish.
-        pruned_log_mass: Log of the total probability of the pruned prefixes (they are disjoint,
-            so this is the probability mass the search never explored).
-        finished_mass: Sum of the probabilities in ``hypotheses`` (1 for full support, up to
-            float error).
         n_finished: Number of finished strings found (``len(hypotheses)`` or more).
     """
 
     hypotheses: list[Hypothesis]
     certificate: Certificate
     pruned_max_log_prob: float
-    pruned_log_mass: float
-    finished_mass: float
     n_finished: int
 
     @property
@@ -161,11 +178,6 @@ class SearchResult:
     def pruned_max_prob(self) -> float:
         """``exp(pruned_max_log_prob)``."""
         return math.exp(self.pruned_max_log_prob)
-
-    @property
-    def pruned_mass(self) -> float:
-        """``exp(pruned_log_mass)``."""
-        return math.exp(self.pruned_log_mass)
 
 
 @dataclass
@@ -194,6 +206,39 @@ class SupportResult:
     unexplored_max_prob: float
     mass: float
     cap: int
+
+
+# --------------------------------------------------------------------------------------------
+# the encoded source
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A source batch encoded once (``model.start``), ready for any number of searches.
+
+    Attributes:
+        state: the model's start state, one row per input.
+        size: B, the number of inputs.
+    """
+
+    state: Any
+    size: int
+
+    def select(self, model: Decodable, inputs: Sequence[int]) -> Encoded:
+        """The encoded start of ``inputs`` (indices into this batch, in the order given)."""
+        index = torch.as_tensor(
+            list(inputs), dtype=torch.long, device=_device_of(model, self.state)
+        )
+        return Encoded(model.reorder(self.state, index), len(index))
+
+
+def encode(model: Decodable, batch: Any) -> Encoded:
+    """Run the model's encoder over ``batch`` once (see :class:`Encoded`)."""
+    return Encoded(model.start(batch), model.batch_size(batch))
+
+
+def _encoded(model: Decodable, source: Any) -> Encoded:
+    return source if isinstance(source, Encoded) else encode(model, source)
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,15 +271,19 @@ def _check_len(max_len: int) -> None:
         raise ValueError(f"max_len must be a non-negative int, got {max_len!r}")
 
 
-def _check_step(probs: torch.Tensor, n: int, v: int, live: torch.Tensor | None = None) -> None:
-    """Shape check, and no NaN in the rows that matter (``live``: bool[N], default all)."""
+def _check_positive(**values: Any) -> None:
+    for name, value in values.items():
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+def _check_step(probs: torch.Tensor, n: int, v: int) -> None:
+    """Shape check, and no NaN."""
     if probs.shape != (n, v):
         raise ValueError(
             f"model.step returned probabilities of shape {tuple(probs.shape)}, expected ({n}, {v})"
         )
     nan = torch.isnan(probs).any(dim=1)
-    if live is not None:
-        nan &= live
     if bool(nan.any()):
         raise ValueError(f"model.step returned NaN probabilities in row {int(nan.nonzero()[0])}")
 
@@ -253,7 +302,7 @@ def _stack(rows: list[torch.Tensor]) -> torch.Tensor | None:
 # greedy
 
 
-def greedy(model: Decodable, batch: Any, max_len: int = DEFAULT_MAX_LEN) -> list[Hypothesis]:
+def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> list[Hypothesis]:
     """Greedy decoding: the most probable symbol at every step, batched over the B inputs.
 
     One ``model.step`` call per time step for the whole batch; inputs that emitted EOS are dropped
@@ -262,7 +311,7 @@ def greedy(model: Decodable, batch: Any, max_len: int = DEFAULT_MAX_LEN) -> list
 
     Args:
         model: A :class:`Decodable`.
-        batch: The model's encoded source batch of B inputs.
+        source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
         max_len: Largest number of output symbols (EOS not counted).
 
     Returns:
@@ -273,8 +322,8 @@ def greedy(model: Decodable, batch: Any, max_len: int = DEFAULT_MAX_LEN) -> list
         ValueError: On a negative ``max_len`` or a malformed ``model.step`` output.
     """
     _check_len(max_len)
-    state = model.start(batch)
-    n_inputs = model.batch_size(batch)
+    encoded = _encoded(model, source)
+    state, n_inputs = encoded.state, encoded.size
     if n_inputs == 0:
         return []
     device = _device_of(model, state)
@@ -327,8 +376,8 @@ def greedy(model: Decodable, batch: Any, max_len: int = DEFAULT_MAX_LEN) -> list
 
 def beam_search(
     model: Decodable,
-    batch: Any,
-    beam_size: int = 5,
+    source: Any,
+    beam_size: int = defaults.BEAM_SIZE,
     max_len: int = DEFAULT_MAX_LEN,
     n_best: int | None = None,
 ) -> list[SearchResult]:
@@ -337,20 +386,21 @@ def beam_search(
     At every step the candidates of an input are its live hypotheses extended by every symbol of
     nonzero probability; the ``beam_size`` most probable (no length penalty) are kept, those ending
     in EOS become finished strings, the rest stay live. A beam with fewer than ``beam_size``
-    nonzero candidates keeps only those. The rows of all inputs (B × beam_size) go through one
-    ``model.step`` per time step; selection uses ``model.reorder``. An input stops when it has no
-    live hypothesis, or when it has ``n_best`` finished strings and the ``n_best``-th is at least
-    as probable as its best live prefix (no continuation could then enter the list). At step
+    nonzero candidates keeps only those. The live hypotheses of all inputs go through one
+    ``model.step`` per time step (only live ones: an input's beam holds as many rows as it has
+    live hypotheses); selection uses ``model.reorder``. An input stops when it has no live
+    hypothesis, or when it has ``n_best`` finished strings and the ``n_best``-th is at least as
+    probable as its best live prefix (no continuation could then enter the list). At step
     ``max_len + 1`` every EOS candidate is finished and every other continuation pruned. Ties
     between equally probable candidates are broken by ``torch.topk``.
 
-    Every continuation of nonzero probability that is not kept is recorded as pruned (its maximum
-    and total), which gives the certificates (Peters, Niculae & Martins 2019, §5; see the module
-    docstring).
+    Every continuation of nonzero probability that is not kept is recorded as pruned (the largest
+    such probability per input), which gives the certificates (Peters, Niculae & Martins 2019, §5;
+    see the module docstring).
 
     Args:
         model: A :class:`Decodable` (a model or an :class:`Ensemble`).
-        batch: The model's encoded source batch of B inputs.
+        source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
         beam_size: k ≥ 1, the number of hypotheses kept per input and step.
         max_len: Largest number of output symbols (EOS not counted).
         n_best: Length of the returned lists (default ``beam_size``).
@@ -363,141 +413,171 @@ def beam_search(
             output.
     """
     _check_len(max_len)
-    if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a positive int, got {beam_size!r}")
+    _check_positive(beam_size=beam_size)
     n_best = beam_size if n_best is None else n_best
-    if not isinstance(n_best, int) or n_best < 1:
-        raise ValueError(f"n_best must be a positive int, got {n_best!r}")
-    state = model.start(batch)
-    n_inputs = model.batch_size(batch)
-    if n_inputs == 0:
+    _check_positive(n_best=n_best)
+    encoded = _encoded(model, source)
+    if encoded.size == 0:
         return []
-    device = _device_of(model, state)
-    v, eos, k = model.target_size, model.eos_id, beam_size
-    f64 = torch.float64
-    neg_inf = torch.tensor(_NEG_INF, dtype=f64, device=device)
-
-    pruned_max = torch.full((n_inputs,), _NEG_INF, dtype=f64, device=device)
-    pruned_lse = torch.full((n_inputs,), _NEG_INF, dtype=f64, device=device)
-    fin_top = torch.full((n_inputs, n_best), _NEG_INF, dtype=f64, device=device)
-    # finished strings: per step, (input, row of that step, log prob) tensors
-    fin_records: list[tuple[int, torch.Tensor, torch.Tensor, torch.Tensor]] = []
-    # per step: (parent row in the previous step or None, symbol fed, attention)
-    history: list[tuple[torch.Tensor | None, torch.Tensor, torch.Tensor | None]] = []
-
-    def add_pruned(inputs: torch.Tensor, mx: torch.Tensor, lse: torch.Tensor) -> None:
-        pruned_max[inputs] = torch.maximum(pruned_max[inputs], mx)
-        pruned_lse[inputs] = torch.logaddexp(pruned_lse[inputs], lse)
-
-    active = torch.arange(n_inputs, device=device)
-    width = 1
-    scores = torch.zeros(n_inputs, dtype=f64, device=device)
-    prev = torch.full((n_inputs,), model.bos_id, dtype=torch.long, device=device)
-    parent: torch.Tensor | None = None
+    search = _BeamSearch(model, encoded, beam_size, n_best)
     for t in range(1, max_len + 2):
-        n_rows = active.numel() * width
-        probs, attn, state = model.step(state, prev)
-        _check_step(probs, n_rows, v, torch.isfinite(scores))  # dead slots may hold anything
-        history.append((parent, prev, attn))
-        n_act = active.numel()
-        logp = torch.log(probs.to(f64))
-        cand = torch.where(torch.isfinite(scores)[:, None], scores[:, None] + logp, neg_inf)
-        cand = cand.view(n_act, width * v)
-        last = t == max_len + 1
-        if last:
-            sel = torch.zeros_like(cand, dtype=torch.bool)
-            sel.view(n_act, width, v)[:, :, eos] = True
-            eos_vals = cand.view(n_act, width, v)[:, :, eos]
-            is_eos = torch.isfinite(eos_vals)
-            rows = torch.arange(n_act, device=device)[:, None] * width + torch.arange(
-                width, device=device
-            )
-            top_vals = eos_vals
-        else:
-            kk = min(k, width * v)
-            top_vals, top_idx = cand.topk(kk, dim=1)
-            valid = torch.isfinite(top_vals)
-            sel = torch.zeros_like(cand, dtype=torch.bool).scatter_(1, top_idx, valid)
-            sym = top_idx % v
-            origin = top_idx // v
-            rows = torch.arange(n_act, device=device)[:, None] * width + origin
-            is_eos = valid & (sym == eos)
-            live = valid & ~is_eos
-        rest = cand.masked_fill(sel, _NEG_INF)
-        add_pruned(active, rest.max(dim=1).values, torch.logsumexp(rest, dim=1))
-        if bool(is_eos.any()):
-            a_idx, j_idx = is_eos.nonzero(as_tuple=True)
-            fin_records.append((t, active[a_idx], rows[a_idx, j_idx], top_vals[a_idx, j_idx]))
-            new_fin = torch.where(is_eos, top_vals, neg_inf)
-            merged = torch.cat([fin_top[active], new_fin], dim=1)
-            fin_top[active] = merged.topk(n_best, dim=1).values
-        if last:
+        if not search.advance(t, last=t == max_len + 1):
             break
-        live_vals = torch.where(live, top_vals, neg_inf)
+    return search.results()
+
+
+class _BeamSearch:
+    """The state of one batched beam search (see :func:`beam_search`).
+
+    Rows are live hypotheses only, grouped by input in the order of ``active`` (the inputs still
+    searched); ``slots`` (n_active, width) gives the row of each beam slot, -1 for an empty one
+    (an input with fewer live hypotheses than the beam width). Candidates are scored in the
+    padded (n_active, width · V) layout, where an empty slot contributes nothing.
+    """
+
+    def __init__(self, model: Decodable, encoded: Encoded, k: int, n_best: int) -> None:
+        n = encoded.size
+        self.model, self.state, self.k, self.n_best = model, encoded.state, k, n_best
+        self.n_inputs, self.v, self.eos = n, model.target_size, model.eos_id
+        self.device = device = _device_of(model, encoded.state)
+        f64 = torch.float64
+        self.pruned_max = torch.full((n,), _NEG_INF, dtype=f64, device=device)
+        self.fin_top = torch.full((n, n_best), _NEG_INF, dtype=f64, device=device)
+        # finished strings, per step: (step, input, row of that step, log prob)
+        self.finished: list[tuple[int, torch.Tensor, torch.Tensor, torch.Tensor]] = []
+        # per step: (parent row in the previous step or None, symbol fed, attention)
+        self.history: list[tuple[torch.Tensor | None, torch.Tensor, torch.Tensor | None]] = []
+        self.active = torch.arange(n, device=device)
+        self.slots = torch.arange(n, device=device)[:, None]
+        self.scores = torch.zeros(n, dtype=f64, device=device)
+        self.prev = torch.full((n,), model.bos_id, dtype=torch.long, device=device)
+        self.parent: torch.Tensor | None = None
+
+    def _candidates(self, probs: torch.Tensor) -> torch.Tensor:
+        """float64 (n_active, width · V): log probability of every one-symbol extension."""
+        n_act, width = self.slots.shape
+        rows = self.scores[:, None] + torch.log(probs.to(torch.float64))
+        if rows.shape[0] == n_act * width:  # every slot holds a row (in order)
+            return rows.view(n_act, width * self.v)
+        cand = rows.new_full((n_act * width, self.v), _NEG_INF)
+        filled = (self.slots.view(-1) >= 0).nonzero().squeeze(1)
+        cand.index_copy_(0, filled, rows)
+        return cand.view(n_act, width * self.v)
+
+    def _prune(self, inputs: torch.Tensor, log_probs: torch.Tensor) -> None:
+        self.pruned_max[inputs] = torch.maximum(self.pruned_max[inputs], log_probs)
+
+    def _finish(self, t: int, is_eos: torch.Tensor, values: torch.Tensor, rows: torch.Tensor):
+        """Record the EOS candidates ``is_eos`` (n_active, j) of step ``t``."""
+        if not bool(is_eos.any()):
+            return
+        a_idx, j_idx = is_eos.nonzero(as_tuple=True)
+        self.finished.append((t, self.active[a_idx], rows[a_idx, j_idx], values[a_idx, j_idx]))
+        new = torch.where(is_eos, values, _NEG_INF)
+        merged = torch.cat([self.fin_top[self.active], new], dim=1)
+        self.fin_top[self.active] = merged.topk(self.n_best, dim=1).values
+
+    def advance(self, t: int, last: bool) -> bool:
+        """Step ``t``: expand, select, finish, stop. False when no input is left."""
+        probs, attn, self.state = self.model.step(self.state, self.prev)
+        _check_step(probs, self.prev.numel(), self.v)
+        self.history.append((self.parent, self.prev, attn))
+        cand = self._candidates(probs)
+        n_act, width = self.slots.shape
+        v = self.v
+        if last:  # only EOS may follow; every other continuation is cut
+            per_slot = cand.view(n_act, width, v)
+            eos_vals = per_slot[:, :, self.eos]
+            others = per_slot.clone()
+            others[:, :, self.eos] = _NEG_INF
+            self._prune(self.active, others.amax(dim=(1, 2)))
+            self._finish(t, torch.isfinite(eos_vals), eos_vals, self.slots)
+            return False
+        kk = min(self.k, width * v)
+        # one more than kept: its value is the best candidate pruned
+        top_vals, top_idx = cand.topk(min(kk + 1, width * v), dim=1)
+        if top_vals.shape[1] > kk:
+            self._prune(self.active, top_vals[:, kk])
+            top_vals, top_idx = top_vals[:, :kk], top_idx[:, :kk]
+        valid = torch.isfinite(top_vals)
+        sym = top_idx % v
+        rows = self.slots.gather(1, top_idx // v)  # the row each candidate extends
+        is_eos = valid & (sym == self.eos)
+        live = valid & ~is_eos
+        self._finish(t, is_eos, top_vals, rows)
+        live_vals = torch.where(live, top_vals, _NEG_INF)
         live_max = live_vals.max(dim=1).values
-        done = ~live.any(dim=1) | (fin_top[active, -1] >= live_max)
-        if bool(done.any()):
+        done = ~live.any(dim=1) | (self.fin_top[self.active, -1] >= live_max)
+        if bool(done.any()):  # live hypotheses of a stopped input are pruned
             d = done.nonzero().squeeze(1)
-            add_pruned(active[d], live_max[d], torch.logsumexp(live_vals[d], dim=1))
+            self._prune(self.active[d], live_max[d])
         keep = (~done).nonzero().squeeze(1)
         if keep.numel() == 0:
-            break
-        parent = rows[keep].reshape(-1)
-        scores = live_vals[keep].reshape(-1)
-        prev = torch.where(live, sym, model.pad_id)[keep].reshape(-1)
-        active = active[keep]
-        width = kk
-        state = model.reorder(state, parent)
+            return False
+        live = live[keep]
+        a_new, j_new = live.nonzero(as_tuple=True)
+        self.parent = rows[keep][a_new, j_new]
+        self.scores = top_vals[keep][a_new, j_new]
+        self.prev = sym[keep][a_new, j_new]
+        self.active = self.active[keep]
+        self.slots = torch.full(live.shape, -1, dtype=torch.long, device=self.device)
+        self.slots[a_new, j_new] = torch.arange(a_new.numel(), device=self.device)
+        self.state = self.model.reorder(self.state, self.parent)
+        return True
 
-    # ---- backtracking (on the CPU)
-    parents = [None if p is None else p.tolist() for p, _, _ in history]
-    fed = [s.tolist() for _, s, _ in history]
-    attns = [_attn_rows(a) for _, _, a in history]
-    per_input: list[list[tuple[float, int, int]]] = [[] for _ in range(n_inputs)]
-    for t, inp, row, lp in fin_records:
-        for b, r, x in zip(inp.tolist(), row.tolist(), lp.tolist(), strict=True):
-            per_input[b].append((x, t, r))
+    def results(self) -> list[SearchResult]:
+        """One :class:`SearchResult` per input, with its n-best list backtracked."""
+        per_input: list[list[tuple[float, int, int]]] = [[] for _ in range(self.n_inputs)]
+        for t, inp, row, lp in self.finished:
+            for b, r, x in zip(inp.tolist(), row.tolist(), lp.tolist(), strict=True):
+                per_input[b].append((x, t, r))
+        # stable sort: earlier finish first on ties
+        fins = [sorted(found, key=lambda x: -x[0]) for found in per_input]
+        chosen = [f for found in fins for f in found[: self.n_best]]
+        paths = iter(self._backtrack([t for _, t, _ in chosen], [r for _, _, r in chosen]))
+        pmax = self.pruned_max.tolist()
+        results = []
+        for b, found in enumerate(fins):
+            hyps = [
+                Hypothesis(toks, lp, math.exp(lp), att)
+                for (lp, _, _), (toks, att) in zip(found[: self.n_best], paths, strict=False)
+            ]
+            if hyps and pmax[b] == _NEG_INF and len(found) <= self.n_best:
+                cert = Certificate.FULL_SUPPORT
+            elif hyps and hyps[0].log_prob >= pmax[b]:
+                cert = Certificate.MODE_ONLY
+            else:
+                cert = Certificate.NONE
+            results.append(SearchResult(hyps, cert, pmax[b], len(found)))
+        return results
 
-    def backtrack(t: int, r: int) -> tuple[list[int], torch.Tensor | None]:
-        toks: list[int] = []
-        arows: list[torch.Tensor] = []
-        for s in range(t, 0, -1):
-            a = attns[s - 1]
-            if a is not None:
-                arows.append(a[r])
+    def _backtrack(
+        self, steps: list[int], rows: list[int]
+    ) -> list[tuple[list[int], torch.Tensor | None]]:
+        """The tokens and attention rows of the K strings that finished at ``steps`` in
+        ``rows``, followed back through the parents, all K together (one pass over the steps)."""
+        if not steps:
+            return []
+        k, longest = len(steps), max(steps)
+        ends = torch.tensor(steps)
+        cur = torch.tensor(rows)
+        tokens = torch.full((k, longest), -1, dtype=torch.long)
+        first_attn = self.history[0][2]
+        attn = None if first_attn is None else torch.zeros((k, longest, first_attn.shape[1]))
+        for s in range(longest, 0, -1):
+            on = (ends >= s).nonzero().squeeze(1)
+            r = cur.index_select(0, on)
+            parent, fed, step_attn = self.history[s - 1]
+            if attn is not None and step_attn is not None:
+                attn[on, s - 1] = _attn_rows(step_attn).index_select(0, r)
             if s > 1:
-                toks.append(fed[s - 1][r])
-                r = parents[s - 1][r]  # type: ignore[index]
-        toks.reverse()
-        arows.reverse()
-        return toks, _stack(arows)
-
-    pmax = pruned_max.tolist()
-    plse = pruned_lse.tolist()
-    results = []
-    for b in range(n_inputs):
-        fins = sorted(per_input[b], key=lambda x: -x[0])  # stable: earlier finish first on ties
-        hyps = []
-        for lp, t, r in fins[:n_best]:
-            toks, att = backtrack(t, r)
-            hyps.append(Hypothesis(toks, lp, math.exp(lp), att))
-        if hyps and pmax[b] == _NEG_INF and len(fins) <= n_best:
-            cert = Certificate.FULL_SUPPORT
-        elif hyps and hyps[0].log_prob >= pmax[b]:
-            cert = Certificate.MODE_ONLY
-        else:
-            cert = Certificate.NONE
-        results.append(
-            SearchResult(
-                hypotheses=hyps,
-                certificate=cert,
-                pruned_max_log_prob=pmax[b],
-                pruned_log_mass=plse[b],
-                finished_mass=math.fsum(h.prob for h in hyps),
-                n_finished=len(fins),
-            )
-        )
-    return results
+                tokens[on, s - 2] = fed.cpu().index_select(0, r)
+                cur[on] = parent.cpu().index_select(0, r)  # type: ignore[union-attr]
+        token_lists = tokens.tolist()
+        return [
+            (token_lists[i][: t - 1], None if attn is None else attn[i, :t])
+            for i, t in enumerate(steps)
+        ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -527,8 +607,8 @@ class _Node:
 
 def enumerate_support(
     model: Decodable,
-    batch: Any,
-    cap: int = 100,
+    source: Any,
+    cap: int = defaults.MAX_FORMS,
     max_len: int = DEFAULT_MAX_LEN,
     *,
     max_expansions: int = 2_000,
@@ -546,7 +626,7 @@ def enumerate_support(
 
     Args:
         model: A :class:`Decodable`.
-        batch: The model's encoded source batch of B inputs.
+        source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
         cap: Largest number of strings listed per input; the search looks for one more to say
             ``more_than_cap``.
         max_len: Largest number of output symbols (EOS not counted); longer nonzero prefixes are
@@ -563,30 +643,49 @@ def enumerate_support(
             ``model.step`` output.
     """
     _check_len(max_len)
-    for name, val in (("cap", cap), ("max_expansions", max_expansions), ("width", width)):
-        if not isinstance(val, int) or val < 1:
-            raise ValueError(f"{name} must be a positive int, got {val!r}")
-    state = model.start(batch)
-    n_inputs = model.batch_size(batch)
-    if n_inputs == 0:
+    _check_positive(cap=cap, max_expansions=max_expansions, width=width)
+    encoded = _encoded(model, source)
+    if encoded.size == 0:
         return []
-    device = _device_of(model, state)
-    v, eos = model.target_size, model.eos_id
-    counter = itertools.count()
-    concat = getattr(model, "concat_states", None)
-    root = _Group(state, None)
-    queues: list[list[tuple[float, int, _Node]]] = [
-        [(0.0, next(counter), _Node(0.0, b, (), root, b, model.bos_id, None))]
-        for b in range(n_inputs)
-    ]
-    found: list[list[Hypothesis]] = [[] for _ in range(n_inputs)]
-    more = [False] * n_inputs
-    cut_max = [_NEG_INF] * n_inputs
-    expansions = [0] * n_inputs
-    hit_budget = [False] * n_inputs
-    running = set(range(n_inputs))
+    search = _Enumeration(model, encoded, cap, max_len, max_expansions, width)
+    while search.running:
+        popped = search.pop_round()
+        if popped:
+            search.expand(popped)
+    return search.results()
 
-    def emit(node: _Node) -> Hypothesis:
+
+class _Enumeration:
+    """The state of one batched support enumeration (see :func:`enumerate_support`)."""
+
+    def __init__(
+        self,
+        model: Decodable,
+        encoded: Encoded,
+        cap: int,
+        max_len: int,
+        max_expansions: int,
+        width: int,
+    ) -> None:
+        n = encoded.size
+        self.model, self.cap, self.max_len = model, cap, max_len
+        self.max_expansions, self.width = max_expansions, width
+        self.device = _device_of(model, encoded.state)
+        self.counter = itertools.count()
+        root = _Group(encoded.state, None)
+        self.queues: list[list[tuple[float, int, _Node]]] = [
+            [(0.0, next(self.counter), _Node(0.0, b, (), root, b, model.bos_id, None))]
+            for b in range(n)
+        ]
+        self.found: list[list[Hypothesis]] = [[] for _ in range(n)]
+        self.more = [False] * n
+        self.cut_max = [_NEG_INF] * n
+        self.expansions = [0] * n
+        self.hit_budget = [False] * n
+        self.running = set(range(n))
+
+    @staticmethod
+    def _emit(node: _Node) -> Hypothesis:
         rows = []
         trail = node.trail
         while trail is not None:
@@ -596,30 +695,34 @@ def enumerate_support(
         rows.reverse()
         return Hypothesis(list(node.tokens), node.log_prob, math.exp(node.log_prob), _stack(rows))
 
-    while running:
+    def pop_round(self) -> list[_Node]:
+        """Report the finished strings at the top of each queue; pop up to ``width`` prefixes
+        per input to expand."""
         popped: list[_Node] = []
-        for b in sorted(running):
-            q = queues[b]
+        for b in sorted(self.running):
+            q = self.queues[b]
             while q and q[0][2].group is None:
-                if len(found[b]) == cap:
-                    more[b] = True  # a (cap + 1)-th string of nonzero probability exists
+                if len(self.found[b]) == self.cap:
+                    self.more[b] = True  # a (cap + 1)-th string of nonzero probability exists
                     break
-                found[b].append(emit(heapq.heappop(q)[2]))
-            if more[b] or not q:
-                running.discard(b)
+                self.found[b].append(self._emit(heapq.heappop(q)[2]))
+            if self.more[b] or not q:
+                self.running.discard(b)
                 continue
             n = 0
-            while q and q[0][2].group is not None and n < width:
-                if expansions[b] >= max_expansions:
-                    hit_budget[b] = True
+            while q and q[0][2].group is not None and n < self.width:
+                if self.expansions[b] >= self.max_expansions:
+                    self.hit_budget[b] = True
                     break
                 popped.append(heapq.heappop(q)[2])
-                expansions[b] += 1
+                self.expansions[b] += 1
                 n += 1
-            if hit_budget[b]:
-                running.discard(b)
-        if not popped:
-            continue
+            if self.hit_budget[b]:
+                self.running.discard(b)
+        return popped
+
+    def expand(self, popped: list[_Node]) -> None:
+        """One ``model.step`` per group of prefixes (one in all with ``concat_states``)."""
         by_group: dict[int, list[_Node]] = {}
         for node in popped:
             by_group.setdefault(id(node.group), []).append(node)
@@ -627,51 +730,119 @@ def enumerate_support(
         for nodes in by_group.values():
             group = nodes[0].group
             assert group is not None
-            idx = torch.tensor([nd.row for nd in nodes], dtype=torch.long, device=device)
-            parts.append((nodes, model.reorder(group.state, idx)))
+            idx = torch.tensor([nd.row for nd in nodes], dtype=torch.long, device=self.device)
+            parts.append((nodes, self.model.reorder(group.state, idx)))
+        concat = getattr(self.model, "concat_states", None)
         if concat is not None and len(parts) > 1:  # one step for the whole round
             parts = [([nd for nodes, _ in parts for nd in nodes], concat([st for _, st in parts]))]
         for nodes, sub in parts:
-            prev = torch.tensor([nd.prev for nd in nodes], dtype=torch.long, device=device)
-            probs, attn, new_state = model.step(sub, prev)
-            _check_step(probs, len(nodes), v)
-            new_group = _Group(new_state, _attn_rows(attn))
-            logp = torch.log(probs.to(torch.float64))
-            nz_row, nz_sym = torch.isfinite(logp).nonzero(as_tuple=True)
-            vals = logp[nz_row, nz_sym].tolist()
-            for i, y, lp in zip(nz_row.tolist(), nz_sym.tolist(), vals, strict=True):
-                parent = nodes[i]
-                total = parent.log_prob + lp
-                trail = (parent.trail, new_group, i)
-                if y == eos:
-                    child = _Node(total, parent.input, parent.tokens, None, i, y, trail)
-                elif len(parent.tokens) == max_len:
-                    cut_max[parent.input] = max(cut_max[parent.input], total)
-                    continue
-                else:
-                    child = _Node(total, parent.input, (*parent.tokens, y), new_group, i, y, trail)
-                heapq.heappush(queues[parent.input], (-total, next(counter), child))
+            prev = torch.tensor([nd.prev for nd in nodes], dtype=torch.long, device=self.device)
+            probs, attn, new_state = self.model.step(sub, prev)
+            _check_step(probs, len(nodes), self.model.target_size)
+            self._push_children(nodes, probs, _Group(new_state, _attn_rows(attn)))
 
-    results = []
-    for b in range(n_inputs):
-        q = queues[b]
-        top = -q[0][0] if q else _NEG_INF
-        hit_len = cut_max[b] > _NEG_INF
-        complete = not q and not hit_len and not hit_budget[b] and not more[b]
-        unexplored = max(top, cut_max[b])
-        results.append(
-            SupportResult(
-                hypotheses=found[b],
-                complete=complete,
-                more_than_cap=more[b],
-                hit_max_len=hit_len,
-                hit_budget=hit_budget[b],
-                unexplored_max_prob=0.0 if complete else math.exp(unexplored),
-                mass=math.fsum(h.prob for h in found[b]),
-                cap=cap,
+    def _push_children(self, nodes: list[_Node], probs: torch.Tensor, group: _Group) -> None:
+        logp = torch.log(probs.to(torch.float64))
+        nz_row, nz_sym = torch.isfinite(logp).nonzero(as_tuple=True)
+        vals = logp[nz_row, nz_sym].tolist()
+        eos = self.model.eos_id
+        for i, y, lp in zip(nz_row.tolist(), nz_sym.tolist(), vals, strict=True):
+            parent = nodes[i]
+            total = parent.log_prob + lp
+            trail = (parent.trail, group, i)
+            if y == eos:
+                child = _Node(total, parent.input, parent.tokens, None, i, y, trail)
+            elif len(parent.tokens) == self.max_len:
+                self.cut_max[parent.input] = max(self.cut_max[parent.input], total)
+                continue
+            else:
+                child = _Node(total, parent.input, (*parent.tokens, y), group, i, y, trail)
+            heapq.heappush(self.queues[parent.input], (-total, next(self.counter), child))
+
+    def results(self) -> list[SupportResult]:
+        out = []
+        for b, q in enumerate(self.queues):
+            top = -q[0][0] if q else _NEG_INF
+            hit_len = self.cut_max[b] > _NEG_INF
+            complete = not q and not hit_len and not self.hit_budget[b] and not self.more[b]
+            unexplored = max(top, self.cut_max[b])
+            out.append(
+                SupportResult(
+                    hypotheses=self.found[b],
+                    complete=complete,
+                    more_than_cap=self.more[b],
+                    hit_max_len=hit_len,
+                    hit_budget=self.hit_budget[b],
+                    unexplored_max_prob=0.0 if complete else math.exp(unexplored),
+                    mass=math.fsum(h.prob for h in self.found[b]),
+                    cap=self.cap,
+                )
             )
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# teacher forcing
+
+
+class ForcedPath(NamedTuple):
+    """A model run along a given output string (see :func:`teacher_forced`).
+
+    Attributes:
+        support_sizes: the number of nonzero output probabilities at each of the
+            ``len(tokens) + 1`` steps (ints >= 1; the last step is the one that emits EOS).
+        attention: float32 [len(tokens) + 1, S] on the CPU, the attention rows of those steps.
+    """
+
+    support_sizes: list[int]
+    attention: torch.Tensor
+
+
+def teacher_forced(
+    model: Decodable, source: Any, outputs: Sequence[Sequence[int]]
+) -> list[ForcedPath]:
+    """Run a Decodable along given output strings and record each step's output support size.
+
+    The decoder is fed BOS, then the string's own symbols (teacher forcing), for
+    ``len(tokens) + 1`` steps: one per emitted symbol and the last one that emits EOS — the same
+    steps (and so the same distributions) as the search that found the string.
+
+    Args:
+        model: a Decodable (:class:`inflect.model.Seq2Seq` or :class:`Ensemble`).
+        source: its source batch of B inputs, or that batch :func:`encode`\\ d (e.g. the one the
+            strings were searched with: no second encoder pass).
+        outputs: B target id sequences without BOS/EOS (e.g. ``Hypothesis.tokens``).
+
+    Returns:
+        One :class:`ForcedPath` per input, in order.
+
+    Raises:
+        ValueError: ``len(outputs)`` differs from the batch size.
+    """
+    encoded = _encoded(model, source)
+    n = encoded.size
+    if len(outputs) != n:
+        raise ValueError(f"{len(outputs)} output strings for a batch of {n} inputs")
+    device = _device_of(model, encoded.state)
+    steps = max((len(o) for o in outputs), default=0) + 1
+    sizes: list[list[int]] = [[] for _ in range(n)]
+    rows: list[list[torch.Tensor]] = [[] for _ in range(n)]
+    state = encoded.state
+    prev = torch.full((n,), model.bos_id, dtype=torch.long, device=device)
+    for t in range(steps):
+        probs, attention, state = model.step(state, prev)
+        counts = torch.count_nonzero(probs, dim=-1).tolist()
+        attention = attention.detach().float().cpu()
+        for i, out in enumerate(outputs):
+            if t <= len(out):
+                sizes[i].append(int(counts[i]))
+                rows[i].append(attention[i])
+        prev = torch.tensor(
+            [out[t] if t < len(out) else model.eos_id for out in outputs],
+            dtype=torch.long,
+            device=device,
         )
-    return results
+    return [ForcedPath(s, torch.stack(r)) for s, r in zip(sizes, rows, strict=True)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -716,12 +887,19 @@ class Ensemble:
     Args:
         members: One or more Decodables sharing the target vocabulary.
 
+    Attributes:
+        executor: where set (:meth:`in_parallel`), the members' ``start`` and ``step`` run
+            concurrently on it, each in its own thread (whole members are independent work; on
+            a busy CPU this beats splitting each small operation over threads, whose barriers
+            wait for descheduled threads).
+
     Raises:
         ValueError: On no members, or members whose target vocabularies differ (the message names
             the members and what differs: ``target_size``, a special id, or a symbol).
     """
 
     def __init__(self, members: Sequence[Decodable]) -> None:
+        self.executor: Executor | None = None
         members = tuple(members)
         if not members:
             raise ValueError("an ensemble needs at least one member")
@@ -790,15 +968,44 @@ class Ensemble:
             raise ValueError(f"ensemble members see different batch sizes: {sorted(sizes)}")
         return sizes.pop()
 
+    @contextlib.contextmanager
+    def in_parallel(self, workers: int) -> Iterator[Ensemble]:
+        """Within the block, ``start`` and ``step`` run the members on ``workers`` threads (at
+        most one per member; 1: one after the other, as outside the block)."""
+        workers = min(workers, len(self.members))
+        if workers < 2:
+            yield self
+            return
+        with ThreadPoolExecutor(workers, thread_name_prefix="ensemble") as executor:
+            self.executor = executor
+            try:
+                yield self
+            finally:
+                self.executor = None
+
+    def _each(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``member.method(*args[i])`` for every member, on :attr:`executor` where set (with the
+        caller's inference and grad modes, which are per thread)."""
+        calls = [(getattr(m, method), a) for m, a in zip(self.members, args, strict=True)]
+        if self.executor is None:
+            return [fn(*a) for fn, a in calls]
+        inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+
+        def run(fn: Any, a: tuple[Any, ...]) -> Any:
+            with torch.inference_mode(inference), torch.set_grad_enabled(grad):
+                return fn(*a)
+
+        return [f.result() for f in [self.executor.submit(run, fn, a) for fn, a in calls]]
+
     def start(self, batch: Any) -> tuple[Any, ...]:
         """Encode ``batch`` (or a :class:`MemberBatches`) with every member."""
-        return tuple(m.start(b) for m, b in zip(self.members, self._batches(batch), strict=True))
+        return tuple(self._each("start", [(b,) for b in self._batches(batch)]))
 
     def step(
         self, state: tuple[Any, ...], prev: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor | None, tuple[Any, ...]]:
         """Average the members' probabilities (FloatTensor[N, V]) and attention ([N, S])."""
-        outs = [m.step(s, prev) for m, s in zip(self.members, state, strict=True)]
+        outs = self._each("step", [(s, prev) for s in state])
         if len(outs) == 1:
             return outs[0][0], outs[0][1], (outs[0][2],)
         probs = torch.stack([o[0] for o in outs]).mean(dim=0)
@@ -830,6 +1037,8 @@ class Ensemble:
 
 # Searches run under torch.inference_mode, applied here rather than as decorators so that
 # mutation testing (mutmut skips decorated functions; README, Development) reaches their bodies.
+encode = torch.inference_mode()(encode)
 greedy = torch.inference_mode()(greedy)
 beam_search = torch.inference_mode()(beam_search)
 enumerate_support = torch.inference_mode()(enumerate_support)
+teacher_forced = torch.inference_mode()(teacher_forced)

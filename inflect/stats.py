@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from inflect.data import Example, ReadStats, language_from_filename, parse_file
+from inflect.defaults import SETTINGS
 from inflect.languages import UnknownLanguageError, resolve
-
-SETTINGS: tuple[str, ...] = ("high", "medium", "low")
 
 
 @dataclass(frozen=True)

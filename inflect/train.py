@@ -40,8 +40,9 @@ from filelock import FileLock, Timeout
 
 from inflect import checkpoint as ckpt
 from inflect import defaults
-from inflect.batching import Batch, EncodedItems, Vocabularies
+from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
+from inflect.files import write_bytes
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
 from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
@@ -108,8 +109,8 @@ class TrainingData:
         description: JSON-able facts about the data (stored; a resumed run must match them).
         codec: the :class:`~inflect.codec.Codec` that made the items' symbols from raw text
             (e.g. a SentencePiece model for translation), or None; its dict is stored in the
-            checkpoint so that :func:`~inflect.checkpoint.load_model` rebuilds it
-            (``model.codec``) without side files.
+            checkpoint so that :func:`~inflect.checkpoint.load_checkpoint` rebuilds it
+            (``LoadedModel.codec``) without side files.
         dev_score: the model-selection score, or None for exact-match accuracy of greedy
             decoding in percent. Called after every epoch with the greedy outputs (symbol tuples,
             in dev order) and the dev items; e.g. corpus BLEU of the detokenised outputs.
@@ -206,7 +207,8 @@ class TrainingInterrupted(KeyboardInterrupt):
 
 # --------------------------------------------------------------------------------- data
 def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[Item]:
-    """Turn :class:`inflect.data.Example` records into :class:`Item` s.
+    """Turn :class:`inflect.data.Example` records into :class:`Item` s (text -> symbols by the
+    language's :class:`~inflect.codec.CharCodec`, as at prediction).
 
     Args:
         examples: examples with a gold form.
@@ -215,20 +217,26 @@ def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[
     Raises:
         ValueError: an example without a form (``FILE:LINE``) or of an unknown language.
     """
+    from inflect.codec import CharCodec
+
+    codecs: dict[str, CharCodec] = {}
     items = []
     for ex in examples:
         where = f"{ex.source}:{ex.line}" if ex.source else "example"
         if ex.form is None:
             raise ValueError(f"{where}: training/dev example without a form ({ex.lemma!r})")
-        spec = specs.get(ex.language)
-        if spec is None:
-            raise ValueError(f"{where}: language {ex.language!r} has no spec")
+        codec = codecs.get(ex.language)
+        if codec is None:
+            spec = specs.get(ex.language)
+            if spec is None:
+                raise ValueError(f"{where}: language {ex.language!r} has no spec")
+            codec = codecs[ex.language] = CharCodec(spec)
         items.append(
             Item(
-                source=tuple(spec.to_symbols(ex.lemma)),
+                source=tuple(codec.encode(ex.lemma)),
                 features=frozenset(ex.tags.features),
-                language=spec.name,
-                target=tuple(spec.to_symbols(ex.form)),
+                language=codec.spec.name,
+                target=tuple(codec.encode(ex.form)),
             )
         )
     return items
@@ -366,12 +374,11 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
 
 def encode_items(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> EncodedItems:
     """``items`` as ids of the model's vocabularies, once (see :class:`EncodedItems`)."""
-    vocabs = Vocabularies.of(model)
     return EncodedItems(
-        vocabs,
+        Vocabularies.of(model),
         [it.source for it in items],
-        [it.features for it in items] if vocabs.feature is not None else None,
-        [it.language for it in items] if vocabs.language is not None else None,
+        [it.features for it in items],
+        [it.language for it in items],
         [it.target for it in items] if targets else None,
         warn=False,
     )
@@ -412,7 +419,7 @@ def evaluate(
         (mean loss per target symbol, accuracy in percent, predicted symbol tuples in the
         order of ``items`` — UNKs replaced by the most attended source symbol).
     """
-    from inflect.search import greedy
+    from inflect.search import Encoded, greedy
 
     model.eval()
     device = model.device
@@ -424,7 +431,8 @@ def evaluate(
         idx = order[start : start + batch_size]
         batch = encoded.batch(idx, device)
         with _autocast(device):
-            loss, n = model.loss(batch)
+            state = model.encode(batch)  # one encoder pass for the loss and the search
+            loss, n = model.loss(batch, state)
             total_loss += float(loss)
             total_tokens += n
             cap = (
@@ -432,10 +440,12 @@ def evaluate(
                 or model.config.max_decode_len
                 or defaults.max_output_length(batch.source.shape[1])
             )
-            hyps = greedy(model, batch, cap)
+            hyps = greedy(model, Encoded(state, len(batch)), cap)
         for j, (i, hyp) in enumerate(zip(idx, hyps, strict=True)):
             symbols = tuple(
-                model.tokens_to_symbols(hyp.tokens, hyp.attention, batch.source_symbols[j])
+                output_symbols(
+                    model.target_vocab, hyp.tokens, hyp.attention, batch.source_symbols[j]
+                )
             )
             preds[i] = symbols
             correct += symbols == items[i].target
@@ -960,7 +970,7 @@ class Trainer:
 
     def _write_metrics(self, languages: list[dict[str, Any]], epoch: int) -> None:
         columns = [f.name for f in dataclasses.fields(EpochMetrics)]
-        ckpt.atomic_write_bytes(self.out / ckpt.METRICS_FILE, _csv(columns, self.state.metrics))
+        write_bytes(self.out / ckpt.METRICS_FILE, _csv(columns, self.state.metrics))
         if len(languages) > 1:  # per-language dev accuracy, one row per epoch and language
             path = self.out / LANGUAGE_METRICS_FILE
             columns = ["epoch", "language", "examples", "accuracy"]
@@ -969,7 +979,7 @@ class Trainer:
                 with open(path, newline="", encoding="utf-8") as fh:
                     rows = [r for r in csv.DictReader(fh) if int(r["epoch"]) < epoch]
             rows += [dict(r, epoch=epoch) for r in languages]
-            ckpt.atomic_write_bytes(path, _csv(columns, rows))
+            write_bytes(path, _csv(columns, rows))
 
     # ---------------------------------------------------------------- the run
     def run(self) -> TrainResult:

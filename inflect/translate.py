@@ -1,14 +1,13 @@
 """Translation with a checkpoint that carries its own codec: sentence -> every output of nonzero
 probability, with a certificate.
 
-The same search as inflection (:class:`inflect.predict.Predictor`: beam search, certificates,
-widening of the beam towards the full support, ensembles) on a model trained on sentence pairs
-(no tag bundle, no language symbol). The raw source sentence is split into the model's symbols by
-the checkpoint's codec (:mod:`inflect.codec`, e.g. SentencePiece pieces), and every output string
-is detokenised by the same codec. Results are :class:`inflect.predict.Prediction` records so that
-:mod:`inflect.report` renders them as for ``inflect predict``: ``lemma`` holds the source
-sentence, ``tags`` is empty, ``language`` names the pair (e.g. ``"de-en"``) and ``forms`` the
-translations.
+The same search as inflection (:class:`inflect.predict.Searcher`: one encoder pass per chunk, beam
+search, certificates, widening of the beam towards the full support, ensembles) on a model trained
+on sentence pairs (no tag bundle, no language symbol). The raw source sentence is split into the
+model's symbols by the checkpoint's codec (:mod:`inflect.codec`, e.g. SentencePiece pieces), and
+every output string is detokenised by the same codec. Results are :class:`Translation` records:
+the ``source`` sentence, the language ``pair`` (e.g. ``"de-en"``) and the translations with their
+probabilities.
 
 Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models", ACL, section 5.2
 (German→English on Multi30k) is the setting this serves.
@@ -18,30 +17,20 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from inflect.checkpoint import load_model
+from inflect.checkpoint import LoadedModel
 from inflect.data import control_problem
-from inflect.predict import DEFAULT_BEAM, InputError, Prediction, Predictor
-from inflect.vocab import UnknownSymbolWarning
+from inflect.predict import InputError, Outcome, Prepared, Record, Searcher
 
-__all__ = ["MAX_SENTENCE_LEN", "SentenceQuery", "Translator", "read_sentences"]
+__all__ = ["MAX_SENTENCE_LEN", "SentenceQuery", "Translation", "Translator", "read_sentences"]
 
 #: The longest source sentence accepted, in codec symbols (subword pieces).
 MAX_SENTENCE_LEN = 200
-
-
-class _NoTags:
-    """The empty tag bundle of a sentence (renders as ``""``)."""
-
-    text = ""
-    features: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -58,35 +47,46 @@ class SentenceQuery:
     source: str | None = None
     line: int | None = None
 
-    @property
-    def lemma(self) -> str:  # the field name the prediction records use for the input
-        return self.text
+
+@dataclass(frozen=True)
+class Translation(Record):
+    """The result for one source sentence: ``Translation(source, pair, file, forms=...,
+    certificate=..., ...)``.
+
+    Attributes:
+        source: the source sentence as given.
+        pair: the language pair, e.g. ``"de-en"`` (``"translation"`` where the checkpoint does
+            not say).
+        file: the file the sentence came from, or None.
+        forms: the translations, most probable first, with their probabilities; certificate,
+            more_than, beam_certificate, method: see :class:`inflect.predict.Outcome`;
+            warnings, line: see :class:`inflect.predict.Record`.
+    """
+
+    source: str
+    pair: str
+    file: str | None = None
 
     @property
-    def tags(self) -> _NoTags:
-        return _NoTags()
+    def inputs(self) -> tuple[str, str, str]:
+        """``(source, "", pair)``: the input as rendered (the TSV columns of a prediction, the
+        tag bundle empty)."""
+        return self.source, "", self.pair
 
+    @property
+    def where(self) -> str | None:
+        """``FILE:LINE`` of the sentence, or None."""
+        return None if self.file is None else f"{self.file}:{self.line}"
 
-@dataclass
-class _CodecSide:
-    """What the predictor's record-making needs of a "language": a name and a detokeniser."""
-
-    name: str
-    codec: Any
-
-    def from_symbols(self, symbols: Sequence[str]) -> str:
-        return self.codec.decode(symbols)
-
-
-@dataclass
-class _PreparedSentence:
-    """A validated sentence, in the shape :class:`Predictor` searches."""
-
-    query: SentenceQuery
-    spec: _CodecSide
-    symbols: list[str]
-    features: frozenset[str] = frozenset()
-    warnings: list[str] = field(default_factory=list)
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (one JSON Lines record)."""
+        return {
+            "source": self.source,
+            "pair": self.pair,
+            **self._outcome_dict(),
+            "file": self.file,
+            "line": self.line,
+        }
 
 
 def read_sentences(path: str | os.PathLike[str]) -> Iterator[SentenceQuery]:
@@ -117,51 +117,51 @@ def read_sentences(path: str | os.PathLike[str]) -> Iterator[SentenceQuery]:
             handle.close()
 
 
-class Translator(Predictor):
+class Translator(Searcher):
     """A translation model (or ensemble) with its codec, ready to translate with certificates.
 
     Args:
-        models: loaded models trained on sentence pairs (no tag bundle, no language symbol),
-            each with a ``codec`` (as :func:`inflect.checkpoint.load_model` gives them).
+        models: loaded checkpoints of models trained on sentence pairs (no tag bundle, no
+            language symbol), each with its codec (:class:`~inflect.checkpoint.LoadedModel`).
         pair: the label of the language pair in the records (default: the checkpoint's
             ``source_language-target_language``, else ``"translation"``).
         max_input_len: the longest source accepted, in codec symbols.
-        **options: as :class:`~inflect.predict.Predictor` (``beam_size``, ``max_forms``,
-            ``support``, ``chunk_size``, ``max_beam``, ``names``).
+        **options: as :class:`~inflect.predict.Searcher` (``beam_size``, ``max_forms``,
+            ``support``, ``chunk_size``, ``max_beam``).
 
     Raises:
-        ValueError: a model without codec or one with tag features, members whose codecs
-            differ, or as :class:`~inflect.predict.Predictor`.
+        ValueError: a model without codec or one with tag features (an inflection model: the
+            message says to use ``inflect predict``), members whose codecs differ, or as
+            :class:`~inflect.predict.Searcher`.
     """
 
     def __init__(
         self,
-        models: Sequence[Any],
+        models: Sequence[LoadedModel],
         *,
         pair: str | None = None,
         max_input_len: int = MAX_SENTENCE_LEN,
         **options: Any,
     ) -> None:
-        options.setdefault("beam_size", DEFAULT_BEAM)
         super().__init__(models, max_input_len=max_input_len, **options)
-        codecs = [getattr(m, "codec", None) for m in self.members]
+        codecs = [m.codec for m in self.loaded]
         if any(c is None for c in codecs):
             raise ValueError(
                 "a translation model needs a codec stored in its checkpoint (train it with "
-                "TrainingData.codec, e.g. the translation recipe)"
+                "TrainingData.codec, e.g. the translation recipe); an inflection model (lemma "
+                "and tag bundle) is used with inflect predict"
             )
         if any(m.feature_vocab is not None for m in self.members):
             raise ValueError("this model reads tag bundles: use inflect predict, not translate")
-        dicts = [c.to_dict() for c in codecs]
+        dicts = [c.to_dict() for c in codecs]  # type: ignore[union-attr]
         if any(d != dicts[0] for d in dicts[1:]):
             raise ValueError("ensemble members were trained with different codecs")
         self.codec = codecs[0]
         if pair is None:
-            data = (getattr(self.members[0], "checkpoint", {}) or {}).get("training", {})
-            data = data.get("data", {}) or {}
+            data = self.loaded[0].metadata.get("training", {}).get("data", {}) or {}
             src, tgt = data.get("source_language"), data.get("target_language")
             pair = f"{src}-{tgt}" if src and tgt else "translation"
-        self.side = _CodecSide(pair, self.codec)
+        self.pair = pair
 
     @classmethod
     def from_checkpoints(
@@ -173,17 +173,17 @@ class Translator(Predictor):
         """Load one checkpoint, or several as an ensemble (options as :class:`Translator`).
 
         Raises:
-            CheckpointError: a file is missing, not a sparse-inflect checkpoint, or its codec
-                cannot be rebuilt.
+            FileNotFoundError: a path that is not there.
+            CheckpointError: a file is not a sparse-inflect checkpoint, or its codec cannot be
+                rebuilt.
             ValueError: as :class:`Translator`.
         """
         paths = list(paths)
         if not paths:
             raise ValueError("no checkpoint given")
-        models = [load_model(Path(p), device=device) for p in paths]
-        return cls(models, names=[str(p) for p in paths], **options)
+        return cls(cls.load(paths, device), **options)
 
-    def prepare(self, query: Any) -> _PreparedSentence:  # type: ignore[override]
+    def prepare(self, query: SentenceQuery | str) -> Prepared:
         """Validate one sentence and split it into the codec's symbols.
 
         Args:
@@ -197,33 +197,42 @@ class Translator(Predictor):
             query = SentenceQuery(query)
         if not query.text.strip():
             raise InputError("empty sentence", query.text, query.source, query.line)
-        if control_problem(query.text, "sentence") is not None:
-            raise InputError(control_problem(query.text, "sentence"), query.text, query.source,
-                             query.line)
+        problem = control_problem(query.text, "sentence")
+        if problem is not None:
+            raise InputError(problem, query.text, query.source, query.line)
         symbols = self.codec.encode(query.text)
         if len(symbols) > self.max_input_len:
             shown = query.text if len(query.text) <= 60 else query.text[:57] + "..."
             raise InputError(
                 f"sentence of {len(symbols)} symbols is longer than the limit of "
                 f"{self.max_input_len} symbols",
-                shown, query.source, query.line,
+                shown,
+                query.source,
+                query.line,
             )
-        notes = []
-        for sym in dict.fromkeys(symbols):
-            if any(sym not in m.source_vocab for m in self.members):
-                note = f"source symbol {sym!r} was not seen in training; read as unknown"
-                notes.append(note)
-                warnings.warn(note, UnknownSymbolWarning, stacklevel=3)
-        return _PreparedSentence(query, self.side, symbols, frozenset(), notes)
+        notes = self._unseen(symbols, "the sentence")
+        return Prepared(query, symbols, self.codec, warnings=notes)
 
-    def translate(self, sentence: str) -> Prediction:
-        """Translate one sentence (see :meth:`Predictor.stream`).
+    def record(self, item: Prepared, outcome: Outcome) -> Translation:
+        """The :class:`Translation` of one searched sentence."""
+        q = item.query
+        return Translation(
+            q.text,
+            self.pair,
+            q.source,
+            warnings=tuple(item.warnings),
+            line=q.line,
+            **outcome.outcome(),
+        )
+
+    def translate(self, sentence: str) -> Translation:
+        """Translate one sentence (see :meth:`~inflect.predict.Searcher.stream`).
 
         Raises:
             InputError: as :meth:`prepare`.
         """
         return self.run([self.prepare(sentence)])[0]
 
-    def translate_many(self, sentences: Iterable[str | SentenceQuery]) -> list[Prediction]:
+    def translate_many(self, sentences: Iterable[str | SentenceQuery]) -> list[Translation]:
         """Translate every sentence, in order (``list(self.stream(...))``)."""
         return list(self.stream(iter(sentences)))

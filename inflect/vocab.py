@@ -159,8 +159,19 @@ class Vocab:
         return ids
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        """Map ids to symbols (reserved symbols included)."""
-        return [self.symbol(int(i)) for i in ids]
+        """Map ids to symbols (reserved symbols included).
+
+        Raises:
+            IndexError: an id outside ``[0, len(self))``.
+        """
+        itos, size = self._itos, len(self._itos)
+        out = []
+        for i in ids:
+            i = int(i)
+            if not 0 <= i < size:
+                raise IndexError(f"{self.name} vocabulary has no id {i} (size {size})")
+            out.append(itos[i])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able description: ``{"name", "specials", "symbols"}`` (ordinary symbols only)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -16,12 +15,11 @@ from inflect.data import (
     Example,
     TagBundle,
     check_file,
-    examples_to_frame,
+    input_key,
     language_from_filename,
     load_split,
     parse_file,
     read_examples,
-    read_examples_cached,
 )
 from inflect.stats import compute_stats
 
@@ -223,14 +221,14 @@ def test_language_from_filename():
     assert language_from_filename("mine.tsv") == "mine"
 
 
-def test_examples_to_frame(tmp_path):
-    path = write(tmp_path / "german-dev", "Haus\tHäuser\tN;NOM;PL\nwandern\twandert aus\tV;PL;2\n")
-    frame = examples_to_frame(read_examples(path))
-    assert list(frame.columns) == ["lemma", "form", "tags", "language", "source", "line"]
-    assert frame["form"].tolist() == ["Häuser", "wandert aus"]
-    assert frame["tags"].tolist() == ["N;NOM;PL", "V;PL;2"]
-    assert frame["line"].tolist() == [1, 2]
-    assert set(frame["language"]) == {"german"}
+def test_input_key_is_the_written_bundle():
+    # the scorer compares the tag text: order and repeats matter, spaces around features do not
+    a = Example("Haus", TagBundle.parse("N;NOM;PL"), "Häuser", "german")
+    b = Example("Haus", TagBundle.parse("PL; N;NOM"), None, "german")
+    c = Example("Haus", TagBundle.parse("N;NOM;PL;PL"), None, "german")
+    assert input_key(a) == ("german", "Haus", ("N", "NOM", "PL"))
+    assert input_key(b) == ("german", "Haus", ("PL", "N", "NOM"))
+    assert input_key(c) == ("german", "Haus", ("N", "NOM", "PL", "PL"))
 
 
 def test_compute_stats_by_hand(tmp_path):
@@ -261,42 +259,6 @@ def test_compute_stats_by_hand(tmp_path):
     assert symbols == len(words)
 
 
-# --- Parquet cache ----------------------------------------------------------------------------
-
-
-def test_parquet_cache_round_trip_and_never_stale(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    path = write(tmp_path / "breton-dev", "\ufeffa b\tc d\tN;SG;SG\r\n\r\nkatt\tkizhier\tADJ; PL\n")
-    fresh = parse_file(path)
-    first = read_examples_cached(path, cache_dir=cache)
-    entries = list(cache.iterdir())
-    assert len(entries) == 1 and entries[0].suffix == ".parquet"  # no temporary file left
-    # The second read must come from the cache: parsing is made impossible.
-    real_parse = data_module.parse_file
-    monkeypatch.setattr(data_module, "parse_file", lambda *a, **k: pytest.fail("parsed again"))
-    second = read_examples_cached(path, cache_dir=cache)
-    for got in (first, second):
-        assert got.examples == fresh.examples
-        assert [e.tags.had_duplicates for e in got.examples] == [True, False]
-        assert [e.tags.had_padding for e in got.examples] == [False, True]
-        assert got.stats == fresh.stats
-    # Edit the file (same size, so size+mtime alone could be fooled): a new entry is made.
-    monkeypatch.setattr(data_module, "parse_file", real_parse)
-    time.sleep(0.01)
-    path.write_bytes(path.read_bytes().replace(b"katt", b"kazh"))
-    third = read_examples_cached(path, cache_dir=cache)
-    assert third.examples[1].lemma == "kazh"
-    assert len(list(cache.iterdir())) == 2
-
-
-def test_parquet_cache_does_not_cache_bad_files(tmp_path):
-    cache = tmp_path / "cache"
-    path = write(tmp_path / "x-dev", "a\tb\tc\td\n")
-    with pytest.raises(DataFormatError):
-        read_examples_cached(path, cache_dir=cache)
-    assert not cache.exists() or not any(cache.iterdir())
-
-
 # --- load_split -------------------------------------------------------------------------------
 
 
@@ -306,9 +268,6 @@ def test_load_split_by_alias(tmp_path, monkeypatch):
     write(folder / "german-dev", "Haus\tHäuser\tN;NOM;PL\n")
     (example,) = load_split("de", "dev", data_dir=tmp_path)
     assert (example.lemma, example.form, example.language) == ("Haus", "Häuser", "german")
-    monkeypatch.setenv("INFLECT_CACHE_DIR", str(tmp_path / "cache"))
-    assert load_split("german", "dev", data_dir=tmp_path, cache=True) == [example]
-    assert len(list((tmp_path / "cache").glob("*.parquet"))) == 1
 
 
 # --- the shared copy --------------------------------------------------------------------------

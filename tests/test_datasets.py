@@ -9,7 +9,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.server
+import os
 import socket
+import stat
 import threading
 from collections import Counter
 from pathlib import Path
@@ -17,7 +19,6 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from inflect import datasets
 from inflect.datasets import (
     ChecksumError,
     FetchError,
@@ -248,10 +249,15 @@ def test_fetch_downloads_verifies_and_skips_present_files(tmp_path, upstream):
         manifest = _manifest(tmp_path / "toy.toml", server.url + "/{upstream}", entries)
         events = []
         target = tmp_path / "data"
-        result = fetch(manifest, data_dir=target, progress=events.append)
+        old_umask = os.umask(0o022)
+        try:
+            result = fetch(manifest, data_dir=target, progress=events.append)
+        finally:
+            os.umask(old_umask)
         assert sorted(server.requests) == ["/task1/toy-dev", "/task1/val.de.gz"]
         for rel, content in expected.items():
             assert (target / rel).read_bytes() == content  # gzip was decompressed
+            assert stat.S_IMODE((target / rel).stat().st_mode) == 0o644  # readable by others
         assert sorted(p.name for p in (target / "toy").iterdir()) == ["toy-dev", "val.de"]
         assert len(result.downloaded) == 2 and not result.present
         statuses = [(e.file.name, e.status) for e in events if e.status != "progress"]
@@ -346,13 +352,3 @@ def test_manifest_errors_name_the_file(tmp_path):
     )
     with pytest.raises(ValueError, match=r"bad.toml: files\[0\]: sha256 is not 64"):
         Manifest.from_toml(path)
-
-
-def test_parsed_cache_dir(monkeypatch, tmp_path):
-    monkeypatch.delenv("INFLECT_CACHE_DIR", raising=False)
-    assert (
-        datasets.parsed_cache_dir()
-        == Path(platformdirs.user_cache_dir("sparse-inflect")) / "parsed"
-    )
-    monkeypatch.setenv("INFLECT_CACHE_DIR", str(tmp_path))
-    assert datasets.parsed_cache_dir() == tmp_path

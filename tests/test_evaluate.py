@@ -1,4 +1,5 @@
-"""The CoNLL–SIGMORPHON 2018 task 1 metrics, the sparsity statistics and `inflect evaluate`.
+"""The CoNLL–SIGMORPHON 2018 task 1 metrics (inflect.scoring), the sparsity statistics
+(inflect.sparsity), the atomic writer (inflect.files) and `inflect evaluate`.
 
 Expected values are computed by hand (in the comments) or by a float64 dynamic-programming
 Levenshtein and a dict-based scorer written here from the definitions of the shared task's
@@ -8,8 +9,10 @@ evalm.py (forms keyed by lemma and tag text, last one wins, missing = "").
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
+import stat
 
 import numpy as np
 import pandas as pd
@@ -20,23 +23,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inflect.cli import main
-from inflect.data import DataFormatError, Example, TagBundle, read_examples
-from inflect.evaluate import (
+from inflect.data import DataFormatError, Example, TagBundle, language_from_filename, read_examples
+from inflect.evaluate import write_results
+from inflect.files import atomic_write, write_text
+from inflect.scoring import (
     MACRO,
     SCORE_COLUMNS,
-    attention_statistics,
-    certificate_shares,
     levenshtein,
-    mean_step_support,
-    mean_support_strings,
     read_predictions,
     score_files,
     score_predictions,
+)
+from inflect.sparsity import (
+    attention_statistics,
+    certificate_shares,
+    mean_step_support,
+    mean_support_strings,
     single_string_share,
-    sparsity_from_search,
     sparsity_statistics,
-    support_sizes,
-    write_results,
 )
 
 # --- references -------------------------------------------------------------------------------
@@ -344,15 +348,10 @@ def test_certificate_shares():
 
 
 def test_step_support():
-    probs = torch.tensor([[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.2, 0.3, 0.1, 0.4]])
-    assert support_sizes(probs) == [2, 1, 4]
-    assert support_sizes(probs.numpy()) == [2, 1, 4]
     assert mean_step_support([[2, 1, 4], [1]]) == pytest.approx(8 / 4)  # pooled over steps
     assert math.isnan(mean_step_support([[], []]))
     with pytest.raises(ValueError, match=">= 1"):
         mean_step_support([[0]])
-    with pytest.raises(ValueError, match=r"\[T, V\]"):
-        support_sizes(torch.ones(3))
 
 
 def test_attention_statistics():
@@ -370,30 +369,9 @@ def test_attention_statistics():
         attention_statistics([a, b], [3])
 
 
-def test_sparsity_from_search_results():
-    from inflect.search import Certificate, Hypothesis, SearchResult, SupportResult
-
-    def hyp(prob, attention=None):
-        return Hypothesis([1], math.log(prob), prob, attention)
-
+def test_sparsity_statistics_by_hand():
     att = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]])  # source length 2 (+1 padding)
-    supports = [
-        SupportResult([hyp(1.0)], True, False, False, False, 0.0, 1.0, 100),
-        SupportResult([hyp(0.7), hyp(0.3)], False, True, False, False, 0.3, 1.0, 2),
-    ]
-    beams = [
-        SearchResult([hyp(1.0, att)], Certificate.FULL_SUPPORT, -math.inf, -math.inf, 1.0, 1),
-        SearchResult([], Certificate.NONE, 0.0, 0.0, 0.0, 0),
-    ]
-    stats = sparsity_from_search(supports, beams, [[1, 1], [3, 2, 1]], source_lengths=[2, 4])
-    assert stats.inputs == 2 and stats.incomplete == 1
-    assert stats.single_string == pytest.approx(1 / 2)
-    assert (stats.full_support, stats.mode_only) == (pytest.approx(1 / 2), 0.0)
-    assert stats.mean_strings == pytest.approx(3 / 2)
-    assert stats.mean_step_support == pytest.approx(8 / 5)
-    assert stats.mean_attended == pytest.approx(3 / 2)  # 3 nonzero weights, 2 target symbols
-    assert stats.attention_density == pytest.approx(3 / 4)  # over 2 x 2 cells
-    assert stats == sparsity_statistics(
+    stats = sparsity_statistics(
         [[1.0], [0.7, 0.3]],
         ["full_support", "none"],
         [[1, 1], [3, 2, 1]],
@@ -401,8 +379,36 @@ def test_sparsity_from_search_results():
         [2],
         incomplete=1,
     )
-    with pytest.raises(ValueError, match="per-input lengths differ"):
-        sparsity_from_search(supports, beams[:1], [[1]])
+    assert stats.inputs == 2 and stats.incomplete == 1
+    assert stats.single_string == pytest.approx(1 / 2)
+    assert (stats.full_support, stats.mode_only) == (pytest.approx(1 / 2), 0.0)
+    assert stats.mean_strings == pytest.approx(3 / 2)
+    assert stats.mean_step_support == pytest.approx(8 / 5)  # (1+1+3+2+1) over 5 steps
+    assert stats.mean_attended == pytest.approx(3 / 2)  # 3 nonzero weights, 2 target symbols
+    assert stats.attention_density == pytest.approx(3 / 4)  # over 2 x 2 cells
+
+
+# --- the atomic writer ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_atomic_write_honours_the_umask_and_leaves_nothing_behind(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        path = write_text(tmp_path / "sub" / "a.txt", "é\n")
+        assert path.read_text("utf-8") == "é\n"
+        assert stat.S_IMODE(path.stat().st_mode) == mode  # as open() would create it
+    finally:
+        os.umask(old)
+
+    def fail(temp):
+        temp.write_text("half")
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError, match="interrupted"):
+        atomic_write(tmp_path / "sub" / "a.txt", fail)
+    assert path.read_text("utf-8") == "é\n"  # the old content stays
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.txt"]  # no temporary file
 
 
 # --- the command line -------------------------------------------------------------------------
@@ -488,6 +494,72 @@ def test_read_examples_and_read_predictions_agree_on_complete_files(tmp_path):
         [("Haus", "Häuser", "N;NOM;PL"), ("auswandern", "wandert aus", "V;IND;PRS;3;SG")],
     )
     assert read_predictions(path) == read_examples(path)
+
+
+def test_official_gold_test_file_names_give_the_language(tmp_path):
+    # the shared task's gold test files are named <language>-test
+    assert language_from_filename("conll/german-test") == "german"
+    assert language_from_filename("german-covered-test") == "german"
+    gold = _write(tmp_path / "german-test", [("Haus", "Häuser", "N;NOM;PL"), ("a", "b", "V")])
+    pred = _write(tmp_path / "german.pred", [("Haus", "Häuser", "N;NOM;PL")])
+    result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--format", "table")
+    assert result.exit_code == 0, result.output
+    # german: 1 of 2 right, distances 0 and len("b") = 1
+    assert re.search(r"german\s*│\s*2\s*│\s*50\.00\s*│\s*0\.50", result.output)
+
+
+def test_mispaired_prediction_and_gold_files_are_an_error(tmp_path):
+    # German predictions scored against Finnish gold: no prediction matches a gold input
+    gold = _write(
+        tmp_path / "finnish-dev",
+        [("talo", "talot", "N;NOM;PL")] * 1
+        + [(f"sana{i}", f"sanat{i}", "N;NOM;PL") for i in range(19)],
+    )
+    pred = _write(
+        tmp_path / "german.pred", [(f"Haus{i}", f"Häuser{i}", "N;NOM;PL") for i in range(20)]
+    )
+    result = run("evaluate", "--pred", str(pred), "--gold", str(gold))
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert "barely overlap: 0 of the 20 gold inputs have a prediction and 20 predictions" in message
+    assert "same language (finnish)" in message
+    # 2 of 20 gold inputs predicted (10%), no stray prediction: a partial file, scored
+    partial = _write(
+        tmp_path / "partial.pred", [("talo", "talot", "N;NOM;PL"), ("sana0", "x", "N;NOM;PL")]
+    )
+    result = run("evaluate", "--pred", str(partial), "--gold", str(gold), "--format", "table")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"finnish\s*│\s*20\s*│\s*5\.00", result.output)  # 1 of 20 right
+
+
+def test_covered_test_split_is_refused_before_predicting():
+    # --lang german alone: the shipped model; the split fails before any model is loaded
+    result = run("evaluate", "--lang", "german", "--split", "covered-test")
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert "covered-test split has no gold forms" in message and "--gold LANGUAGE-test" in message
+
+
+def test_evaluate_out_files_follow_the_umask(tmp_path):
+    gold = _write(tmp_path / "german-dev", [("Haus", "Häuser", "N;NOM;PL")])
+    pred = _write(tmp_path / "de.pred", [("Haus", "Häuser", "N;NOM;PL")])
+    old = os.umask(0o022)
+    try:
+        result = run(
+            "evaluate",
+            "--pred",
+            str(pred),
+            "--gold",
+            str(gold),
+            "--out",
+            str(tmp_path / "out" / "res"),
+        )
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    written = sorted((tmp_path / "out").iterdir())
+    assert [p.name for p in written] == ["res.csv", "res.parquet", "res.svg"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in written} == {0o644}
 
 
 # --- edges found by mutation testing (README, Development) -------------------------------------

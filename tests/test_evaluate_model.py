@@ -8,7 +8,12 @@ recomputed independently: from the search results, from hand-written tables, by 
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import stat
+import threading
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -20,19 +25,18 @@ from test_predict import ckpt, ckpt2  # noqa: F401  (module fixtures, reused)
 from test_search import EOS, TableModel
 
 from inflect.ambiguity import ambiguity_report
+from inflect.batching import Vocabularies, make_batch
+from inflect.checkpoint import checkpoint_members
 from inflect.cli import main
 from inflect.data import Example, TagBundle
-from inflect.evaluate import (
-    MACRO,
-    SPARSITY_COLUMNS,
-    checkpoint_members,
-    evaluate_predictor,
-    teacher_forced,
-)
+from inflect.evaluate import SPARSITY_COLUMNS, evaluate_predictor
 from inflect.explain import EOS_LABEL, Explanation, explain
+from inflect.model import Seq2Seq
 from inflect.predict import Form, Prediction, Predictor
 from inflect.report import ambiguity_html, ambiguity_markdown, attention_heatmap
-from inflect.search import Certificate, beam_search
+from inflect.scoring import MACRO
+from inflect.search import Certificate, beam_search, teacher_forced
+from inflect.vocab import UnknownSymbolWarning
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -139,11 +143,8 @@ def test_evaluate_predictor_matches_an_independent_recount(ckpt):  # noqa: F811
 
     model = predictor.members[0]
     items = [s.prepared for s in result.searched]
-    batch = model.make_batch(
-        [i.symbols for i in items],
-        [i.features for i in items],
-        targets=[model.target_vocab.decode(b.tokens) for b in bests],
-    )
+    batch = make_batch(Vocabularies.of(model), [i.symbols for i in items], [i.features for i in items],
+                             targets=[model.target_vocab.decode(b.tokens) for b in bests])
     with torch.inference_mode():
         logits, _ = model.forward(batch)
         probs = entmax(logits.float(), model.output_alpha, dim=-1)
@@ -174,15 +175,85 @@ def test_checkpoint_members_expands_a_folder_of_members(ckpt, ckpt2, tmp_path): 
     assert checkpoint_members([folder]) == [folder / "a", folder / "b"]
     with pytest.raises(FileNotFoundError, match="nor a folder of checkpoints"):
         checkpoint_members([folder / "notes"])
+    # a folder of .safetensors member files (as the shipped models are kept)
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "m2.safetensors").symlink_to(ckpt2 / "model.safetensors")
+    (files / "m1.safetensors").symlink_to(ckpt / "model.safetensors")
+    assert checkpoint_members([files]) == [files / "m1.safetensors", files / "m2.safetensors"]
+    # every command takes such a folder: predict as an ensemble of its members
+    res = CliRunner().invoke(main, ["predict", "--model", str(folder), "kala", "V;PL",
+                                    "--format", "jsonl"])
+    assert res.exit_code == 0, res.output
+    direct = Predictor.from_checkpoints([ckpt, ckpt2]).predict("kala", "V;PL")
+    got = json.loads(res.stdout)
+    assert {f["form"]: f["probability"] for f in got["forms"]} == {
+        f.form: f.probability for f in direct.forms}
+
+
+def test_one_encoder_pass_per_member_and_one_warning_per_unseen_symbol(ckpt, ckpt2):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt, ckpt2])
+    calls = []
+    original = Seq2Seq.encode
+
+    def counted(self, batch):
+        calls.append(len(batch))
+        return original(self, batch)
+
+    gold = _gold(24)
+    try:
+        Seq2Seq.encode = counted
+        result = evaluate_predictor(predictor, gold)  # beam, widening, teacher forcing
+        widened = sum(s.prediction.beam_certificate is not Certificate.FULL_SUPPORT
+                      for s in result.searched)
+        assert calls == [24, 24]  # one chunk: one pass per member, shared by every search
+        calls.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pred = predictor.predict("xazo", "V;PST")
+        assert calls == [1, 1]
+    finally:
+        Seq2Seq.encode = original
+    assert widened > 0  # the wider beam ran too, on the same encoder pass
+    unseen = [str(w.message) for w in caught if w.category is UnknownSymbolWarning]
+    assert len(unseen) == 2 and list(pred.warnings) == unseen  # 'x' and 'z', once each
+    assert "'x' (U+0078)" in unseen[0] and "'z' (U+007A)" in unseen[1]
+
+
+def test_a_model_of_another_language_is_an_error_not_zero(ckpt, tmp_path):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt])  # a (synthetic) German model
+    finnish = [Example(e.lemma, e.tags, e.form, "finnish") for e in _gold(6)]
+    with pytest.raises(ValueError, match="could take only 0 of the 6 finnish inputs") as info:
+        evaluate_predictor(predictor, finnish)
+    assert "not trained on finnish" in str(info.value)
+    assert "is it a model of finnish?" in str(info.value)
+    gold_file = tmp_path / "finnish-dev"
+    _write_gold(gold_file, finnish)
+    res = CliRunner().invoke(main, ["evaluate", "--model", str(ckpt), "--gold", str(gold_file)])
+    assert res.exit_code == 1 and "could take only 0 of the 6 finnish inputs" in res.output
+    # one rejected input in six is scored as empty, not an error
+    mixed = _gold(6)
+    mixed[0] = Example(mixed[0].lemma, TagBundle.parse("V;NEVERSEEN"), mixed[0].form, "german")
+    assert evaluate_predictor(predictor, mixed).frame.iloc[0]["rejected"] == 1
+
+
+def test_trainer_state_given_as_a_model_says_what_to_pass(ckpt):  # noqa: F811
+    state = ckpt / "trainer_state.safetensors"
+    assert state.is_file()
+    res = CliRunner().invoke(main, ["predict", "--model", str(state), "kala", "V;PL"])
+    assert res.exit_code == 1
+    message = " ".join(res.stderr.split())
+    assert f"{state}: this is the trainer state of a run" in message
+    assert f"pass the run folder {ckpt} or its model.safetensors" in message
+    assert len(res.stderr) < 400  # no dump of state-dict keys
 
 
 # ------------------------------------------------------------------------- ambiguity
 
 
 def _record(lemma, tags, forms, cert=Certificate.FULL_SUPPORT):
-    return Prediction(
-        lemma, tags, "german", tuple(Form(f, p) for f, p in forms), cert, None, cert, "beam"
-    )
+    return Prediction(lemma, tags, "german", forms=tuple(Form(f, p) for f, p in forms),
+                      certificate=cert, more_than=None, beam_certificate=cert, method="beam")
 
 
 def test_ambiguity_groups_by_tag_bundle_and_counts():
@@ -250,8 +321,12 @@ def _forced_attention(model, lemma, tags, form):
     from inflect.languages import resolve
 
     spec = resolve("german")
-    batch = model.make_batch(
-        [spec.to_symbols(lemma)], [tags.split(";")], ["german"], targets=[spec.to_symbols(form)]
+    batch = make_batch(
+        Vocabularies.of(model),
+        [spec.to_symbols(lemma)],
+        [tags.split(";")],
+        ["german"],
+        targets=[spec.to_symbols(form)],
     )
     model.eval()
     with torch.inference_mode():
@@ -319,11 +394,14 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
     _write_gold(gold_file, gold)
     runner = CliRunner()
     md = tmp_path / "amb.md"
-    result = runner.invoke(
-        main,
-        ["report", "ambiguity", "--model", str(ckpt), "--gold", str(gold_file), "--out", str(md)],
-    )
+    old_umask = os.umask(0o022)
+    try:
+        result = runner.invoke(main, ["report", "ambiguity", "--model", str(ckpt), "--gold",
+                                      str(gold_file), "--out", str(md)])
+    finally:
+        os.umask(old_umask)
     assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(md.stat().st_mode) == 0o644  # as the umask says, not private
     text = md.read_text(encoding="utf-8")
     predictor = Predictor.from_checkpoints([ckpt])
     records = [predictor.predict(e.lemma, e.tags.text, "german") for e in gold]
@@ -376,8 +454,37 @@ def test_cli_report_ambiguity_and_explain(ckpt, tmp_path):  # noqa: F811
         )
         assert png.exit_code != 0 and "matplotlib" in png.output
     else:
-        png = runner.invoke(
-            main,
-            ["explain", "--model", str(ckpt), "bakomu", "V;PL", "--png", str(tmp_path / "a.png")],
-        )
+        old_umask = os.umask(0o022)
+        try:
+            png = runner.invoke(main, ["explain", "--model", str(ckpt), "bakomu", "V;PL",
+                                       "--png", str(tmp_path / "a.png")])
+        finally:
+            os.umask(old_umask)
         assert png.exit_code == 0 and (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+        assert stat.S_IMODE((tmp_path / "a.png").stat().st_mode) == 0o644
+
+
+def test_ensemble_members_run_side_by_side_with_the_same_results(ckpt, ckpt2):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt, ckpt2])
+    queries = [Example(e.lemma, e.tags, None, "german") for e in _gold(12)]
+    alone = predictor.predict_many(queries)  # one torch thread (the one_thread fixture)
+    seen = []
+    original = Seq2Seq.step
+
+    def spy(self, state, prev):
+        seen.append((threading.current_thread().name, torch.get_num_threads()))
+        return original(self, state, prev)
+
+    try:
+        torch.set_num_threads(2)
+        Seq2Seq.step = spy
+        together = predictor.predict_many(queries)
+        assert torch.get_num_threads() == 2  # restored after the search
+    finally:
+        Seq2Seq.step = original
+        torch.set_num_threads(1)
+    assert {name.split("_")[0] for name, _ in seen} == {"ensemble"}  # a thread per member
+    assert {n for _, n in seen} == {1}  # each operation on one thread
+    assert [(r.forms, r.certificate) for r in together] == [
+        (r.forms, r.certificate) for r in alone
+    ]

@@ -11,6 +11,7 @@ import entmax as oracle
 import pytest
 import torch
 
+from inflect.batching import Vocabularies, make_batch, output_symbols
 from inflect.model import ATTENTION_SCORES, PRESETS, Config, Seq2Seq
 from inflect.vocab import (
     BOS_ID,
@@ -48,7 +49,8 @@ def tiny_model(
 
 
 def batch_of(model, feats=(("N", "PL"), ("V", "PST", "SG"), ("SG",))):
-    return model.make_batch(
+    return make_batch(
+        Vocabularies.of(model),
         [list("abcde"), list("fa"), list("gäb")],
         [list(f) for f in feats],
         ["xx", "yy", "xx"],
@@ -192,11 +194,11 @@ def oracle_mapping(scores: torch.Tensor, alpha: float) -> torch.Tensor:
 
 def attention_oracle(model, state, new_state, alpha: float) -> torch.Tensor:
     """Attention weights (N, S) recomputed from public tensors: the scores of the encoder keys
-    ``state.keys`` (N, S, H) against the decoder's output, the top LSTM layer's hidden state
+    ``state.source.keys`` (gathered to the N rows, (N, S, H)) against the decoder's output, the top LSTM layer's hidden state
     ``new_state.h[-1]`` (N, H), in float64 with plain torch ops (Luong et al. 2015, §3.1: general
     ``h_t·W_a h̄_s``, dot ``h_t·h̄_s``, concat/mlp ``v·tanh(W_q h_t + W_m h̄_s + b)``), then the
     named mapping applied by the ``entmax`` package to each row's real source positions."""
-    keys = state.keys.double()
+    keys = state.per_row(state.source.keys).double()
     query = new_state.h[-1].double()
     if model.config.attention_score == "mlp":
         w_q = model.score_query.weight.double()
@@ -205,7 +207,7 @@ def attention_oracle(model, state, new_state, alpha: float) -> torch.Tensor:
     else:
         scores = (keys * query[:, None, :]).sum(-1)
     out = torch.zeros_like(scores)
-    for n, length in enumerate(state.mask.sum(-1).tolist()):
+    for n, length in enumerate(state.per_row(state.source.mask).sum(-1).tolist()):
         out[n, :length] = oracle_mapping(scores[n, :length], alpha)
     return out
 
@@ -233,7 +235,7 @@ def test_attention_is_the_named_mapping_of_the_scores(attention, output, score):
         for p in model.parameters():  # larger scores: the sparse mappings have zeros
             p.mul_(8.0)
         state = model.start(batch)
-        mask = state.mask.clone()
+        mask = state.per_row(state.source.mask).clone()
         zeros = 0
         for t in range(batch.target_in.shape[1]):
             _, attn, new = model.step(state, batch.target_in[:, t])
@@ -266,18 +268,18 @@ def test_two_orders_of_a_tag_bundle_give_identical_outputs():
 def test_unseen_feature_is_left_out_with_a_warning_and_language_is_checked():
     model = tiny_model()
     with pytest.warns(UnknownSymbolWarning, match="'ESS'"):
-        b = model.make_batch([list("ab")], [["N", "ESS"]], ["xx"])
+        b = make_batch(Vocabularies.of(model), [list("ab")], [["N", "ESS"]], ["xx"])
     assert b.features.tolist() == [[model.feature_vocab.index("N")]]
     with pytest.raises(ValueError, match="known: xx, yy"):
-        model.make_batch([list("ab")], [["N"]], ["zz"])
+        make_batch(Vocabularies.of(model), [list("ab")], [["N"]], ["zz"])
     with pytest.raises(ValueError, match="empty"):
-        model.make_batch([[]], [["N"]], ["xx"])
+        make_batch(Vocabularies.of(model), [[]], [["N"]], ["xx"])
 
 
 def test_model_without_tags_or_language_symbol():
     symbols = Vocab.build([["▁the", "▁cat"]], name="subword")
     model = Seq2Seq(Config.from_preset("tiny"), symbols, symbols)
-    b = model.make_batch([["▁the", "▁cat"]], targets=[["▁cat"]])
+    b = make_batch(Vocabularies.of(model), [["▁the", "▁cat"]], targets=[["▁cat"]])
     loss, n = model.loss(b)
     assert n == 2 and torch.isfinite(loss)
 
@@ -318,14 +320,15 @@ def test_step_matches_teacher_forced_forward_and_reorder_gathers_rows(output):
     assert (model.bos_id, model.eos_id, model.pad_id, model.unk_id) == (1, 2, 0, 3)
 
 
-def test_tokens_to_symbols_replaces_unknowns_by_attention():
+def test_output_symbols_replace_unknowns_by_attention():
     model = tiny_model()
     attention = torch.tensor([[0.0, 1.0, 0.0], [0.2, 0.0, 0.8]])
     tokens = [UNK_ID, model.target_vocab.index("a")]
-    assert model.tokens_to_symbols(tokens, attention, ["x", "y", "z"]) == ["y", "a"]
+    vocab = model.target_vocab
+    assert output_symbols(vocab, tokens, attention, ["x", "y", "z"]) == ["y", "a"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert model.tokens_to_symbols(tokens) == [UNK, "a"]
+        assert output_symbols(vocab, tokens) == [UNK, "a"]
 
 
 def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
@@ -333,7 +336,9 @@ def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
     symbols = Vocab.build(["abcdefg"], name="symbol")
     model = Seq2Seq(Config.from_preset("tiny", copy_bias=True), symbols, symbols)
     model.eval()
-    batch = model.make_batch([list("abca"), list("ge")], targets=[list("ab"), list("g")])
+    batch = make_batch(
+        Vocabularies.of(model), [list("abca"), list("ge")], targets=[list("ab"), list("g")]
+    )
     with torch.no_grad():
         logits, attn = model(batch)
         state = model.encode(batch)

@@ -21,7 +21,8 @@ import synthetic
 import torch
 from click.testing import CliRunner
 
-from inflect.checkpoint import load_model, save_model
+from inflect.batching import Vocabularies, make_batch, output_symbols
+from inflect.checkpoint import load_checkpoint, load_model, save_model
 from inflect.cli import main
 from inflect.data import DataFormatError, parse_lines
 from inflect.languages import UnknownLanguageError, resolve
@@ -78,13 +79,12 @@ def direct_batch(model, lemma, tags):
     spec = resolve("german")
     symbols = spec.to_symbols(spec.normalize_input(lemma))
     feats = frozenset(tags.split(";"))
-    return model.make_batch([symbols], [feats], ["german"], warn=False), symbols
+    return make_batch(Vocabularies.of(model), [symbols], [feats], ["german"], warn=False), symbols
 
 
 def decode(model, hyp, symbols):
     return resolve("german").from_symbols(
-        model.tokens_to_symbols(hyp.tokens, hyp.attention, symbols)
-    )
+        output_symbols(model.target_vocab, hyp.tokens, hyp.attention, symbols))
 
 
 def score(model, batch, tokens):
@@ -121,9 +121,10 @@ def as_dict(forms):
 
 
 def test_single_input_matches_direct_search(ckpt):
-    model = load_model(ckpt)
-    predictor = Predictor([model])  # support="auto": beam 5, widened to 20 where uncertified
-    exact = Predictor([model], support="always")  # best-first enumeration
+    loaded = load_checkpoint(ckpt)
+    model = loaded.network
+    predictor = Predictor([loaded])  # support="auto": beam 5, widened to 20 where uncertified
+    exact = Predictor([loaded], support="always")  # best-first enumeration
     rank = {Certificate.FULL_SUPPORT: 2, Certificate.MODE_ONLY: 1, Certificate.NONE: 0}
     for lemma, tags in QUERIES:
         pred = predictor.predict(lemma, tags, "de")
@@ -213,8 +214,9 @@ def test_file_input_matches_single_queries(ckpt, tmp_path):
 
 
 def test_ensemble_of_one_equals_single(ckpt):
-    model = load_model(ckpt)
-    single = Predictor([model])
+    loaded = load_checkpoint(ckpt)
+    model = loaded.network
+    single = Predictor([loaded])
     twice = Predictor.from_checkpoints([ckpt, ckpt])
     assert isinstance(twice.decodable, Ensemble)
     for lemma, tags in QUERIES:

@@ -1,5 +1,5 @@
 """The SIGMORPHON 2018 recipe (recipes/sigmorphon2018/run.py) end to end at its --smoke size, and
-the package pieces it relies on (run_status for skip/resume, paper_table).
+the pieces it relies on (run_status for skip/resume, the recipe's paper_table).
 
 The smoke table's values are checked against the shared-task metric recomputed here: the
 predictions of one run, written in the scorer's format and scored by ``score_files``.
@@ -7,6 +7,7 @@ predictions of one run, written in the scorer's format and scored by ``score_fil
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import subprocess
@@ -18,15 +19,26 @@ import pytest
 import synthetic
 import torch
 
-from inflect.evaluate import ENSEMBLE, paper_table, score_files
 from inflect.languages import resolve
 from inflect.model import Config
 from inflect.predict import Predictor, read_queries
 from inflect.report import frame_markdown, prediction_2018
+from inflect.scoring import score_files
 from inflect.train import TrainingData, TrainingInterrupted, run_status, train
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
+
+
+def _load_recipe():
+    spec = importlib.util.spec_from_file_location("sigmorphon_recipe", RECIPE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+recipe = _load_recipe()
+paper_table, ENSEMBLE = recipe.paper_table, recipe.ENSEMBLE
 
 
 def test_paper_table_means_over_seeds_then_languages():

@@ -26,7 +26,12 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 from click.testing import CliRunner  # noqa: E402
 
-from inflect.checkpoint import CheckpointError, load_model, load_tensors  # noqa: E402
+from inflect.checkpoint import (  # noqa: E402
+    CheckpointError,
+    LoadedModel,
+    load_checkpoint,
+    load_tensors,
+)
 from inflect.cli import main  # noqa: E402
 from inflect.codec import (  # noqa: E402
     CharCodec,
@@ -89,6 +94,18 @@ def test_codec_dict_errors(small_codec):
         SentencePieceCodec(b"not a model")
     with pytest.raises(ValueError, match="bpe or unigram"):
         train_sentencepiece(SENTENCES, 330, "word")
+
+
+def test_sentencepiece_training_uses_its_seed(monkeypatch):
+    seeds = []
+    monkeypatch.setattr(spm, "set_random_generator_seed", seeds.append)
+    train_sentencepiece(SENTENCES, 310, "unigram", seed=7)
+    train_sentencepiece(SENTENCES, 310, "unigram", seed=8)
+    assert seeds == [7, 8]
+    monkeypatch.undo()
+    a = train_sentencepiece(SENTENCES, 310, "unigram", seed=3)
+    b = train_sentencepiece(SENTENCES, 310, "unigram", seed=3)
+    assert a.model_proto == b.model_proto  # same seed, same subword model
 
 
 def test_char_codec_is_the_language_spec():
@@ -186,13 +203,13 @@ def test_smoke_end_to_end_and_checkpoint_without_data(multi30k, tmp_path):
     shutil.rmtree(out)
     _, meta = load_tensors(alone / "model.safetensors")
     assert meta["codec"]["kind"] == "sentencepiece"
-    model = load_model(alone)
-    assert isinstance(model.codec, SentencePieceCodec)
-    assert model.codec.sha256 == meta["codec"]["sha256"]
-    translator = Translator([model], beam_size=5, support="never")
+    loaded = load_checkpoint(alone)
+    assert isinstance(loaded.codec, SentencePieceCodec) and loaded.is_translation
+    assert loaded.codec.sha256 == meta["codec"]["sha256"]
+    translator = Translator([loaded], beam_size=5, support="never")
     source = "Ein Mann in einem blauen Hemd steht auf einer Leiter."
     pred = translator.translate(source)
-    assert pred.language == "de-en" and pred.lemma == source
+    assert pred.pair == "de-en" and pred.source == source and pred.inputs == (source, "", "de-en")
     assert pred.best is not None and pred.best.form.strip()
     assert pred.certificate in set(Certificate)
     # the same through the command line, and the probability is the record's
@@ -200,6 +217,7 @@ def test_smoke_end_to_end_and_checkpoint_without_data(multi30k, tmp_path):
                                        source])
     assert result.exit_code == 0, result.output
     record = json.loads(result.output.splitlines()[0])
+    assert record["source"] == source and record["pair"] == "de-en" and "lemma" not in record
     assert record["forms"][0]["form"] == pred.best.form
     assert math.isclose(record["forms"][0]["probability"], pred.best.probability, rel_tol=1e-6)
     with pytest.raises(InputError, match="empty sentence"):
@@ -211,6 +229,12 @@ def test_smoke_end_to_end_and_checkpoint_without_data(multi30k, tmp_path):
     assert header == "sentence\ttags\tpair\tcertificate\tcount\trank\ttranslation\tprobability"
     assert first.split("\t")[:3] == [source, "", "de-en"] and first.split("\t")[5:7] == [
         "1", pred.best.form]
+    # the translation checkpoint given to `inflect predict`: what it is, what to use instead
+    result = CliRunner().invoke(main, ["predict", "--model", str(alone), "kala", "V"])
+    assert result.exit_code == 1
+    message = " ".join(result.stderr.split())
+    assert f"{alone / 'model.safetensors'}: a translation model" in message
+    assert f"translate with `inflect translate --model {alone / 'model.safetensors'}`" in message
 
 
 def _targets(recipe, data, size):
@@ -226,14 +250,15 @@ def test_translator_rejects_inflection_models(tmp_path):
     syms = Vocab(["a", "b"])
     model = Seq2Seq(Config(emb_dim=8, hidden_dim=8, layers=1), syms, syms,
                     Vocab(["N"], specials=(PAD,), name="feature"))
-    model.codec = CharCodec(resolve("german"))
     with pytest.raises(ValueError, match="tag bundles"):
-        Translator([model])
-    model.codec = None
+        Translator([LoadedModel(model, codec=CharCodec(resolve("german")))])
     with pytest.raises(ValueError, match="codec"):
-        Translator([model])
-    with pytest.raises(CheckpointError):
+        Translator([LoadedModel(model)])
+    with pytest.raises(FileNotFoundError, match="no such checkpoint"):
         Translator.from_checkpoints([tmp_path / "missing"])
+    (tmp_path / "bad.safetensors").write_bytes(b"no")
+    with pytest.raises(CheckpointError):
+        Translator.from_checkpoints([tmp_path / "bad.safetensors"])
 
 
 def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small_codec, tmp_path):
@@ -257,9 +282,10 @@ def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small
     assert len(calls) == 2 and calls[0][1] == items and len(calls[0][0]) == len(items)
     assert result.best_epoch == 1 and result.best_dev_accuracy == 41.0
     assert result.metrics.dev_score.tolist() == [41.0, 40.0]
-    model = load_model(tmp_path / "run")
-    assert model.codec.to_dict() == small_codec.to_dict()
-    assert model.checkpoint["training"]["dev_score"] == "test score"
+    loaded = load_checkpoint(tmp_path / "run")
+    model = loaded.network
+    assert loaded.codec.to_dict() == small_codec.to_dict()
+    assert loaded.metadata["training"]["dev_score"] == "test score"
     # separate vocabularies: the target side holds only the English pieces
     english = {p for s in en for p in small_codec.encode(s)}
     assert set(model.target_vocab.symbols[4:]) == english

@@ -11,6 +11,7 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from inflect.batching import Vocabularies, make_batch
 from inflect.model import Config, Seq2Seq
 from inflect.recurrence import bilstm_layer, entmax_backward
 from inflect.sparse import entmax
@@ -98,7 +99,8 @@ def _model(attention: str, layers: int, copy: bool, score: str = "general") -> S
 
 
 def _batch(model):
-    return model.make_batch(
+    return make_batch(
+        Vocabularies.of(model),
         [list("abcde"), list("fg"), list("hab")],
         [["F1"], ["F2", "F3"], []],
         ["xx", "yy", "xx"],
@@ -133,7 +135,7 @@ def test_fused_decoder_equals_step_by_step_autograd(attention, layers, copy):
             feeds.append(feed)
             attns.append(attn)
         attn = torch.stack(attns, 1)
-        logits = model._logits(torch.stack(feeds, 1), attn, state.copy_index)
+        logits = model._logits(torch.stack(feeds, 1), attn, state.source.copy_index)
         return entmax_loss(
             logits.reshape(-1, logits.shape[-1]),
             batch.target_out.reshape(-1),

@@ -142,11 +142,11 @@ def test_tsv_writers_refuse_a_control_character_they_are_given():
         "Ha\tus",
         "N;PL",
         "german",
-        (Form("Häuser", 1.0),),
-        Certificate.FULL_SUPPORT,
-        None,
-        Certificate.FULL_SUPPORT,
-        "beam",
+        forms=(Form("Häuser", 1.0),),
+        certificate=Certificate.FULL_SUPPORT,
+        more_than=None,
+        beam_certificate=Certificate.FULL_SUPPORT,
+        method="beam",
     )
     for render in (prediction_tsv, prediction_2018):
         with pytest.raises(ValueError, match=r"control character U\+0009 \(TAB\)"):
@@ -177,11 +177,11 @@ def test_every_table_shows_user_text_verbatim(text):
         text,
         f"N;{text}",
         text,
-        (Form(text, 1.0),),
-        Certificate.FULL_SUPPORT,
-        None,
-        Certificate.FULL_SUPPORT,
-        "beam",
+        forms=(Form(text, 1.0),),
+        certificate=Certificate.FULL_SUPPORT,
+        more_than=None,
+        beam_certificate=Certificate.FULL_SUPPORT,
+        method="beam",
         source=text,
         line=1,
     )
@@ -217,11 +217,11 @@ def test_attention_png_shows_dollar_signs_verbatim(tmp_path):
         "$a^$",
         "V",
         "german",
-        (Form("$a^$", 1.0),),
-        Certificate.FULL_SUPPORT,
-        None,
-        Certificate.FULL_SUPPORT,
-        "beam",
+        forms=(Form("$a^$", 1.0),),
+        certificate=Certificate.FULL_SUPPORT,
+        more_than=None,
+        beam_certificate=Certificate.FULL_SUPPORT,
+        method="beam",
     )
     explanation = Explanation(pred, ["$", "a"], ["$", "</s>"], np.eye(2, dtype=np.float32))
     attention_png(explanation, str(tmp_path / "a.png"))
@@ -315,12 +315,12 @@ def _pair(tmp_path):
 
 
 def test_output_under_a_file_is_a_clear_error_before_any_work(tmp_path, monkeypatch):
-    import inflect.evaluate
+    import inflect.scoring
 
     def never(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(inflect.evaluate, "score_files", never)
+    monkeypatch.setattr(inflect.scoring, "score_files", never)
     gold = _pair(tmp_path)
     blocker = write(tmp_path / "blocker", "x")
     result = run("evaluate", "--pred", gold, "--gold", gold, "--out", blocker / "res" / "de")
@@ -416,11 +416,11 @@ def test_fetch_into_a_bad_place(tmp_path, monkeypatch):
         f"Error: cannot write {blocker}/data: {blocker} is a file, not a folder\n"
     )
     # a full disk while writing: the file named, no folder left behind
-    real = os.fdopen
+    import inflect.datasets
 
     class Full:
-        def __init__(self, handle):
-            self.file = real(handle, "wb")
+        def __init__(self, path):
+            self.file = open(path, "wb")  # noqa: SIM115 (closed in __exit__)
 
         def __enter__(self):
             return self
@@ -431,7 +431,11 @@ def test_fetch_into_a_bad_place(tmp_path, monkeypatch):
         def write(self, block):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(os, "fdopen", lambda handle, mode: Full(handle))
+    # the download's file, opened by name in inflect.datasets
+    def opened(path, mode="r", *args, **kwargs):
+        return Full(path) if mode == "wb" else open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(inflect.datasets, "open", opened, raising=False)
     target = tmp_path / "data"
     with pytest.raises(OutputError) as info:
         fetch(load_manifest(manifest), data_dir=target)
@@ -473,11 +477,11 @@ def test_prediction_tsv_layout():
         "Haus",
         "N;DAT;PL",
         "german",
-        (Form("Häusern", 0.75), Form("Hausen", 0.25)),
-        Certificate.FULL_SUPPORT,
-        None,
-        Certificate.MODE_ONLY,
-        "support",
+        forms=(Form("Häusern", 0.75), Form("Hausen", 0.25)),
+        certificate=Certificate.FULL_SUPPORT,
+        more_than=None,
+        beam_certificate=Certificate.MODE_ONLY,
+        method="support",
     )
     assert PREDICTION_TSV_COLUMNS == (
         "lemma",
@@ -494,10 +498,26 @@ def test_prediction_tsv_layout():
         "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t2\tHausen\t0.25"
     )
     capped = Prediction(
-        "x", "V", "german", (Form("a", 0.5),), Certificate.MODE_ONLY, 1, Certificate.NONE, "beam"
+        "x",
+        "V",
+        "german",
+        forms=(Form("a", 0.5),),
+        certificate=Certificate.MODE_ONLY,
+        more_than=1,
+        beam_certificate=Certificate.NONE,
+        method="beam",
     )
     assert prediction_tsv(capped) == "x\tV\tgerman\tmode_only\t>1\t1\ta\t0.5"
-    none = Prediction("x", "V", "german", (), Certificate.NONE, None, Certificate.NONE, "beam")
+    none = Prediction(
+        "x",
+        "V",
+        "german",
+        forms=(),
+        certificate=Certificate.NONE,
+        more_than=None,
+        beam_certificate=Certificate.NONE,
+        method="beam",
+    )
     assert prediction_tsv(none) == "x\tV\tgerman\tnone\t0\t\t\t"
 
 

@@ -21,11 +21,11 @@ import pytest
 from inflect.ambiguity import ambiguity_report
 from inflect.baseline import find_baseline, read_baseline
 from inflect.data import Example, TagBundle
-from inflect.evaluate import MACRO
 from inflect.explain import EOS_LABEL, AttentionPanel, Explanation
 from inflect.predict import Form, Prediction
 from inflect.report import ambiguity_markdown, markdown_slug
 from inflect.report_html import accuracy_svg, ambiguity_page, json_for_script
+from inflect.scoring import MACRO
 from inflect.search import Certificate
 
 #: A lemma and a form that would run script if they reached the page as markup.
@@ -36,7 +36,14 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def record(lemma, tags, forms, cert=Certificate.FULL_SUPPORT, language="german"):
     return Prediction(
-        lemma, tags, language, tuple(Form(f, p) for f, p in forms), cert, None, cert, "beam"
+        lemma,
+        tags,
+        language,
+        forms=tuple(Form(f, p) for f, p in forms),
+        certificate=cert,
+        more_than=None,
+        beam_certificate=cert,
+        method="beam",
     )
 
 

@@ -100,6 +100,23 @@ def test_no_model_and_no_shipped_model_is_a_clear_error(tmp_path):
     assert "no shipped default model for finnish" in out.output
 
 
+def test_shipped_members_load_as_typed_models():
+    from inflect.checkpoint import checkpoint_members, load_checkpoint, load_model
+    from inflect.models import default_model
+
+    members = default_model("german").members
+    assert len(members) == 2
+    for path in members:
+        loaded = load_checkpoint(path)
+        assert list(loaded.languages) == ["german"] and loaded.codec is None
+        assert not loaded.is_translation and loaded.path == path
+        assert loaded.network.config.preset == "cpu-small"  # a config written before new keys
+        assert loaded.metadata["format"] == "sparse-inflect/1"
+        assert load_model(path).config == loaded.network.config
+    # the folder holding the member files is an ensemble for every --model option
+    assert checkpoint_members([members[0].parent]) == sorted(members)
+
+
 # ---------------------------------------------------------------------- the README's figures
 
 #: As the README and inflect/models/registry.toml state them (german-dev, 1,000 inputs).

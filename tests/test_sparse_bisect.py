@@ -21,9 +21,12 @@ def scaled(z: torch.Tensor, alpha: float) -> torch.Tensor:
 
 
 def reference_t(u_row: list[float], alpha: float, n_iter: int) -> float:
-    """``n_iter`` halvings of ``[0, 1 - d^(1-α)]`` keeping the end where
-    ``f(t) = Σ [1 + u_i - t]_+^(1/(α-1)) - 1 >= 0``."""
-    lo, hi = 0.0, 1.0 - len(u_row) ** (1.0 - alpha)
+    """``n_iter`` halvings of ``[0, 1 - n^(1-α)]`` keeping the end where
+    ``f(t) = Σ [1 + u_i - t]_+^(1/(α-1)) - 1 >= 0``; ``n`` counts the entries that can be in the
+    support, ``u_i > -1`` (an entry with ``u_i <= -1`` has ``p_i = 0`` for every ``t >= 0``, so
+    the root is at most ``1 - n^(1-α)``: the bracket ``entmax_t_bracket`` documents)."""
+    n = max(1, sum(u > -1.0 for u in u_row))
+    lo, hi = 0.0, 1.0 - n ** (1.0 - alpha)
     for _ in range(n_iter):
         mid = (lo + hi) / 2
         f = sum(max(1.0 + u - mid, 0.0) ** (1.0 / (alpha - 1.0)) for u in u_row) - 1.0

@@ -20,10 +20,12 @@ import torch
 from click.testing import CliRunner
 from safetensors import safe_open
 
+from inflect.batching import output_symbols
 from inflect.checkpoint import (
     MODEL_FILE,
     STATE_FILE,
     CheckpointError,
+    load_checkpoint,
     load_model,
     load_tensors,
     save_tensors,
@@ -46,7 +48,7 @@ def decode_strings(model, items):
     with torch.inference_mode():
         hyps = greedy(model, batch, 30)
     return [
-        "".join(model.tokens_to_symbols(h.tokens, h.attention, s))
+        "".join(output_symbols(model.target_vocab, h.tokens, h.attention, s))
         for h, s in zip(hyps, batch.source_symbols, strict=True)
     ]
 
@@ -109,8 +111,8 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     moved = tmp_path / "elsewhere"
     shutil.copytree(out, moved)
     shutil.rmtree(out)
-    model = load_model(moved / MODEL_FILE)
-    meta = model.checkpoint
+    loaded = load_checkpoint(moved / MODEL_FILE)
+    model, meta = loaded.network, loaded.metadata
     assert meta["versions"]["torch"] == torch.__version__
     assert meta["model"]["config"]["seed"] == 1
     assert len(meta["metrics"]) == 2 and meta["training"]["best_epoch"] in (1, 2)
@@ -240,10 +242,12 @@ def test_cli_train_writes_a_checkpoint_and_resumes(tmp_path):
     ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    model = load_model(out)
+    loaded = load_checkpoint(out)
+    model = loaded.network
     assert model.config.attention_mapping == "sparsemax"
     assert model.config.output_mapping == "softmax"
-    assert [s.name for s in model.language_specs.values()] == ["german"]
+    assert [s.name for s in loaded.languages.values()] == ["german"]
+    assert loaded.codec is None  # inflection: the language specs are the text path
     result = CliRunner().invoke(
         main, [*args[:-6], "--epochs", "2", "--resume", "--data-dir", str(data), "--out", str(out)]
     )

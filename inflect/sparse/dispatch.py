@@ -61,9 +61,6 @@ class Entmax(nn.Module):
         return f"alpha={a}, dim={self.dim}"
 
 
-_NAMES = {"softmax": 1.0, "sparsemax": 2.0, "entmax15": 1.5}
-
-
 def mapping_alpha(name: str | float) -> float:
     """The α of a mapping name used in configs and on the command line.
 
@@ -80,8 +77,8 @@ def mapping_alpha(name: str | float) -> float:
         value = float(name)
     elif isinstance(name, str):
         key = name.strip().lower()
-        if key in _NAMES:
-            return _NAMES[key]
+        if key in C.ALPHA_BY_NAME:
+            return C.ALPHA_BY_NAME[key]
         text = key[len("entmax:"):] if key.startswith("entmax:") else key
         try:
             value = float(text)

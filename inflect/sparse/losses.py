@@ -109,7 +109,7 @@ class FenchelYoungLossFunction(Function):
 
     @staticmethod
     def forward(ctx, z, target, valid, kind, alpha, extra):
-        a = {"sparsemax": 2.0, "entmax15": 1.5, "softmax": 1.0}.get(kind, alpha)
+        a = C.ALPHA_BY_NAME.get(kind, alpha)
         if extra is None and kind in _LEAN_KINDS and z.shape[0] > 0 and z.shape[-1] <= SORT_MAX_D:
             # lean small-row path: same ops as the sort path, the row shift computed once
             p, zs, empty = _LEAN_KINDS[kind](z)

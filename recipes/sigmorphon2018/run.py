@@ -5,7 +5,8 @@ seeds and the ensemble of the seeds, macro-averaged over languages.
 
 One command runs the grid; it can be stopped and restarted at any time: finished runs are skipped,
 interrupted ones resumed (``inflect.train.train(..., resume=True)``), evaluations are cached.
-Only the public API is used (``inflect.train``, ``inflect.evaluate``, ``inflect.report``).
+Only the public API is used (``inflect.train``, ``inflect.evaluate``, ``inflect.report``); the
+paper's table is made here (:func:`paper_table`).
 
     python recipes/sigmorphon2018/run.py --smoke --out runs/sigmorphon2018-smoke
     python recipes/sigmorphon2018/run.py --out runs/sigmorphon2018 --device cuda   # full size
@@ -17,26 +18,24 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import torch
 
-from inflect.evaluate import (
-    ENSEMBLE,
-    MACRO,
-    checkpoint_members,
-    evaluate_checkpoints,
-    paper_table,
-    write_csv,
-    write_parquet,
-    write_text,
-)
+from inflect import defaults
+from inflect.checkpoint import checkpoint_members
+from inflect.evaluate import evaluate_checkpoints
+from inflect.files import atomic_write, write_text
 from inflect.languages import all_languages, resolve
 from inflect.model import Config
 from inflect.report import frame_markdown
+from inflect.scoring import MACRO
 from inflect.train import load_data, run_status, train
 
 MAPPINGS = ("softmax", "sparsemax", "entmax15")
@@ -49,6 +48,63 @@ SMOKE = {
     "epochs": 1,
     "multilingual": True,
 }
+
+
+#: Columns of the long-format results that :func:`paper_table` reads.
+GRID_COLUMNS: tuple[str, ...] = ("setting", "output", "attention", "language", "member",
+                                 "accuracy")
+#: ``member`` value of an ensemble's row (other rows: ``"seed <n>"``).
+ENSEMBLE = "ensemble"
+
+
+def paper_table(
+    results: pd.DataFrame, settings: Sequence[str] = defaults.SETTINGS[:2]
+) -> pd.DataFrame:
+    """The paper's table shape from per-run accuracies.
+
+    Args:
+        results: long format, one row per (setting, output mapping, attention mapping, language,
+            member) with the accuracy in percent (see :data:`GRID_COLUMNS`); ``member`` is
+            ``"seed <n>"`` for a single model and :data:`ENSEMBLE` for the ensemble of the seeds.
+        settings: the column groups, in order (those absent from ``results`` are left out).
+
+    Returns:
+        One row per (output, attention), in order of first appearance; columns ``output``,
+        ``attention``, then per setting ``"<setting> mean"`` (per language the mean over seeds,
+        then the unweighted mean over languages) and ``"<setting> ensemble"`` (the ensemble's
+        accuracy, macro-averaged over languages); NaN where a cell has no run.
+
+    Raises:
+        ValueError: a missing column.
+    """
+    missing = [c for c in GRID_COLUMNS if c not in results.columns]
+    if missing:
+        raise ValueError(f"results lack column(s) {', '.join(missing)}")
+    rows = list(dict.fromkeys(zip(results["output"], results["attention"], strict=True)))
+    present = [s for s in settings if s in set(results["setting"])]
+    single = results[results["member"] != ENSEMBLE]
+    ensemble = results[results["member"] == ENSEMBLE]
+    keys = ["setting", "output", "attention"]
+    mean = (single.groupby([*keys, "language"])["accuracy"].mean()
+            .groupby(level=keys).mean())
+    ens = ensemble.groupby([*keys, "language"])["accuracy"].mean().groupby(level=keys).mean()
+    table = []
+    for output, attention in rows:
+        row: dict[str, Any] = {"output": output, "attention": attention}
+        for setting in present:
+            row[f"{setting} mean"] = float(mean.get((setting, output, attention), math.nan))
+            row[f"{setting} ensemble"] = float(ens.get((setting, output, attention), math.nan))
+        table.append(row)
+    columns = ["output", "attention"] + [f"{s} {k}" for s in present for k in ("mean", ENSEMBLE)]
+    return pd.DataFrame(table, columns=columns)
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
+    return atomic_write(path, lambda temp: frame.to_parquet(temp, index=False))
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    return atomic_write(path, lambda temp: frame.to_csv(temp, index=False))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -120,7 +176,7 @@ def evaluate_cached(models: list[Path], languages: list[str], split: str, cache:
         return pd.read_parquet(cache)
     gold = [Path(gold_dir) / f"{lang}-test" for lang in languages] if split == "test" else ()
     result = evaluate_checkpoints(models, languages, split, gold, data_dir=data_dir,
-                                  device="cpu" if device == "auto" else device)
+                                  device=device)
     frame = result.frame[result.frame["language"] != MACRO]
     write_parquet(frame, cache)
     return frame
@@ -173,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         text = (f"Accuracy (%) on {split}, macro-averaged over {len(set(results['language']))} "
                 f"language(s); mean over seeds and ensemble of the seeds.\n\n"
                 + frame_markdown(table))
-        write_text(text, out / f"table-{split}.md")
+        write_text(out / f"table-{split}.md", text)
         print(text)
     log(f"wrote {out / 'results.csv'} and the tables in {out}")
     return 0

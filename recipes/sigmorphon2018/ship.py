@@ -92,7 +92,8 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
     """Per-language dev scores of the ensemble, cached as ``results/NAME.csv``."""
     import pandas as pd
 
-    from inflect.evaluate import MACRO, evaluate_checkpoints
+    from inflect.evaluate import evaluate_checkpoints
+    from inflect.scoring import MACRO
 
     cache = Path(args.results) / f"{name}.csv"
     if cache.is_file() and not args.rescore:

@@ -13,9 +13,10 @@ The recipe is configuration plus glue on the public API:
    greedy decoding on the dev sentences;
 3. evaluation on val with :class:`inflect.translate.Translator` (beam search with certificates):
    sacrebleu BLEU and chrF of the detokenised output against the raw references (with their
-   signatures), the mean output support size per decoding step along the output
-   (:func:`inflect.evaluate.teacher_forced`), the share of sentences whose beam carries an
-   exact-search certificate, and the training throughput in target tokens per second.
+   signatures), the mean output support size per decoding step along the output (teacher
+   forcing on the search's encoder pass, :func:`inflect.search.teacher_forced`), the share of
+   sentences whose beam carries an exact-search certificate, and the training throughput in
+   target tokens per second.
 
 One command runs a grid of (output, attention) mappings; it can be stopped and restarted at any
 time: finished runs are skipped, interrupted ones resumed, evaluations cached in ``eval.json``.
@@ -41,8 +42,8 @@ from typing import Any
 
 import torch
 
-from inflect.checkpoint import atomic_write_bytes
 from inflect.codec import SentencePieceCodec, train_sentencepiece
+from inflect.files import write_bytes
 from inflect.model import Config
 from inflect.search import Certificate
 from inflect.train import Item, TrainingData, items_from_texts, run_status, train
@@ -258,7 +259,7 @@ def train_one(
             epochs.append({"epoch": info["epoch"], "tokens": info["train_tokens"],
                            "seconds": info["train_seconds"], "dev_score": info["dev_score"]})
             record = throughput_record(epochs)
-            atomic_write_bytes(record_path, json.dumps(record, indent=1).encode())
+            write_bytes(record_path, json.dumps(record, indent=1).encode())
             log(f"{out_dir.name}: epoch {info['epoch']} train loss {info['train_loss']:.3f} "
                 f"dev BLEU {info['dev_score']:.2f} ({record['tokens_per_s']:.0f} tok/s)")
 
@@ -291,7 +292,7 @@ def evaluate_model(
         search is certified full support / the mode only / either), ``sentences``,
         ``decode_seconds`` and the ``hypotheses``.
     """
-    from inflect.evaluate import mean_step_support, teacher_forced
+    from inflect.sparsity import mean_step_support
     from inflect.translate import SentenceQuery, Translator
 
     translator = Translator.from_checkpoints([model_dir], beam_size=beam, support="never",
@@ -307,14 +308,11 @@ def evaluate_model(
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             prepared = [translator.prepare(q) for q in queries[start : start + chunk]]
         unseen += sum(bool(p.warnings) for p in prepared)
-        found = translator.run_detailed(prepared)
-        outputs = [(s.beam.best.tokens if s.beam.best is not None else []) for s in found]
-        sizes = teacher_forced(translator.decodable, translator.batch(prepared), outputs)
-        for s, (step_sizes, _) in zip(found, sizes, strict=True):
+        for s in translator.run_detailed(prepared, support_sizes=True):
             best = s.prediction.best
             hyps.append(best.form if best is not None else "")
             certs.append(s.prediction.beam_certificate)
-            steps.append(step_sizes)
+            steps.append(s.support_sizes or [])
     seconds = time.perf_counter() - t0
     (bleu, bleu_sig), (chrf, chrf_sig) = bleu_score(hyps, references), chrf_score(hyps, references)
     n = max(1, len(certs))
@@ -379,7 +377,7 @@ def run_grid(
         codec = codec_from_dict(json.loads(codec_path.read_text()))
     data = build_data(size, folder, codec)
     if codec is None:
-        atomic_write_bytes(codec_path, json.dumps(data.codec.to_dict()).encode())
+        write_bytes(codec_path, json.dumps(data.codec.to_dict()).encode())
     dev_de, dev_en = read_pairs(folder, "val", size.dev_pairs)
     rows = []
     for output, attention in size.runs if runs is None else runs:
@@ -390,7 +388,7 @@ def run_grid(
             scores = json.loads(eval_path.read_text())
         else:
             scores = evaluate_model(run_dir, dev_de, dev_en, size.beam)
-            atomic_write_bytes(eval_path, json.dumps(scores, indent=1, ensure_ascii=False).encode())
+            write_bytes(eval_path, json.dumps(scores, indent=1, ensure_ascii=False).encode())
         row = {"output": output, "attention": attention, "run": str(run_dir),
                "tokens_per_s": speed.get("tokens_per_s", math.nan),
                "epochs": len(speed.get("epochs", [])),
@@ -399,9 +397,9 @@ def run_grid(
             f"{row['mean_step_support']:.1f} certified {100 * row['certified']:.1f}%")
         rows.append(row)
     if rows:  # an empty list (--prepare) leaves earlier results as they are
-        atomic_write_bytes(out / "results.jsonl",
+        write_bytes(out / "results.jsonl",
                            "".join(json.dumps(r) + "\n" for r in rows).encode())
-        atomic_write_bytes(out / "results.md", results_markdown(rows).encode())
+        write_bytes(out / "results.md", results_markdown(rows).encode())
     return rows
 
 
