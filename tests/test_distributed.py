@@ -210,3 +210,12 @@ def test_torchrun_trains_one_model_on_two_processes(tmp_path):
     assert done.stderr.count("best dev accuracy") == 1  # rank 0 alone speaks
     assert list(pd.read_csv(out / "metrics.csv").epoch) == [1]
     assert load_model(out).config.batch_size == 16
+
+
+def test_python_dash_m_inflect_is_the_command_line():
+    """What `torchrun -m inflect` runs: the `inflect` command (its help lists `train`)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "inflect", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: inflect ") and "  train " in done.stdout
