@@ -132,15 +132,21 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
     --preset cpu-small --seed 1 --out runs/de. Ctrl-C or SIGTERM saves a state that --resume
     continues (the state is also saved every few minutes inside an epoch, so even a killed run
-    loses at most those minutes).
+    loses at most those minutes). Data parallel on N processes (GPUs, or CPUs with gloo):
+    torchrun --nproc-per-node N -m inflect train ... (each process takes --batch-size rows of
+    every update).
     """
     from rich.console import Console
 
+    from inflect.distributed import World
     from inflect.model import Config
     from inflect.train import TrainingInterrupted, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
-    console = Console(stderr=True)
+    try:  # under torchrun, rank 0 alone speaks
+        console = Console(stderr=True, quiet=not World.from_environment().is_main)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     _set_threads(threads)
     try:
         config = Config.from_preset(

@@ -18,6 +18,16 @@ every ``checkpoint_seconds`` inside an epoch, and when the run is stopped (Ctrl-
 stopped or killed run continues with :func:`train` ``(resume=True)`` losing at most those seconds
 and, on CPU, ends with the same weights as an uninterrupted one. A run owns its folder while it
 trains (a lock file the operating system releases when the process ends).
+
+Data parallel (``torchrun --nproc-per-node N -m inflect train ...``, see
+:mod:`inflect.distributed`): each of the N processes takes its share of every update's rows (the
+epoch's batches are a function of the seed and the epoch only, so every process computes the
+same ones, of ``N · batch_size`` rows), the gradients are summed over the processes by
+``DistributedDataParallel`` with each process's loss weighted by its share of the update's target
+symbols, so that an update equals a single process's update on all its rows; rank 0 alone
+evaluates on dev, writes the run folder and holds its lock, the others wait for it. A run resumes
+as a plain one does (every process reads the saved state; inside an epoch only with as many
+processes as saved it).
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +52,7 @@ from inflect import checkpoint as ckpt
 from inflect import defaults
 from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
+from inflect.distributed import World
 from inflect.files import write_bytes
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
 from inflect.outputs import prepare_folder
@@ -553,6 +564,7 @@ class RunState:
         finished, stopped_early: the run is over (reached ``max_epochs`` or stopped early).
         seconds: wall time spent in completed epochs.
         epoch_loss, epoch_tokens, epoch_seconds: running sums of the current epoch.
+        world_size: the processes training the run (``torchrun``; 1 for a plain run).
     """
 
     epoch: int = 0
@@ -569,6 +581,7 @@ class RunState:
     epoch_loss: float = 0.0
     epoch_tokens: int = 0
     epoch_seconds: float = 0.0
+    world_size: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able; ``best_accuracy`` is written too, for readers of older versions."""
@@ -668,8 +681,10 @@ class Trainer:
             raise ValueError(f"precision must be auto or float32, got {precision!r}")
         self.out = Path(out_dir)
         self.data = data
-        self.device = resolve_device(device)
-        self.notify = progress or (lambda event, info: None)
+        self.world = World.from_environment()
+        self.device = self.world.place(resolve_device(device))
+        quiet: ProgressCallback = lambda event, info: None  # noqa: E731
+        self.notify = (progress or quiet) if self.world.is_main else quiet
         self.checkpoint_seconds = checkpoint_seconds
         self.common: dict[str, Any] = {
             "languages": [s.to_dict() if hasattr(s, "to_dict") else s for s in data.languages],
@@ -702,6 +717,7 @@ class Trainer:
                 _check_same_config(self.model.config, self._config)
             self._check_same_data(meta)
             self.state = RunState.from_dict(meta["state"])
+            self._check_same_world()
             self.rng_state = {k[4:]: v for k, v in tensors.items() if k.startswith("rng.")}
         else:
             if state_path.exists() or (self.out / ckpt.MODEL_FILE).exists():
@@ -712,6 +728,7 @@ class Trainer:
                 raise ValueError("a fresh training run needs a config")
             self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
             self.state = RunState(learning_rate=self._config.learning_rate)
+        self.state.world_size = self.world.size
         self.config = config = self.model.config
         max_epochs, patience = self._overrides
         if max_epochs is not None:
@@ -731,10 +748,32 @@ class Trainer:
         if meta is not None:
             ckpt.optimizer_from_tensors(self.optimizer, tensors, meta["optimizer"])
         self._set_learning_rate(self.state.learning_rate)
+        self._loss = self._data_parallel_loss()
         self.common["model"] = self.model.metadata()
         self._encode_data()
         if not self._resume:
             self._save_state()
+
+    def _check_same_world(self) -> None:
+        """A run stopped inside an epoch continues with as many processes as it had (the
+        epoch's batches and the saved position depend on them); at an epoch boundary any."""
+        saved = self.state.world_size
+        if self.state.batch and saved != self.world.size:
+            raise ValueError(
+                f"the run was stopped inside epoch {self.state.epoch + 1} with {saved} "
+                f"process(es); resume it with {saved} (torchrun --nproc-per-node), not "
+                f"{self.world.size}"
+            )
+
+    def _data_parallel_loss(self) -> Callable[[Batch], tuple[torch.Tensor, int]]:
+        """``model.loss``; with several processes, wrapped in ``DistributedDataParallel``,
+        whose hooks average the gradients over the processes during the backward pass (rank 0's
+        initial weights are sent to the others when it is built)."""
+        if self.world.size == 1:
+            return self.model.loss
+        from torch.nn.parallel import DistributedDataParallel
+
+        return DistributedDataParallel(_LossOf(self.model))
 
     def _check_same_data(self, meta: dict[str, Any]) -> None:
         saved_data = meta.get("data") or {}
@@ -774,7 +813,14 @@ class Trainer:
         )
         self.shares = shares
         n = sum(shares.values()) + self.n_copy
-        self.batches_per_epoch = math.ceil(n / self.config.batch_size)
+        if n < self.world.size:
+            raise ValueError(f"{n} training items cannot be shared by {self.world.size} processes")
+        self.batches_per_epoch = math.ceil(n / self.update_size)
+
+    @property
+    def update_size(self) -> int:
+        """Rows of one update: the batch size times the processes (torchrun's world size)."""
+        return self.config.batch_size * self.world.size
 
     def _set_learning_rate(self, lr: float) -> None:
         self.state.learning_rate = lr
@@ -784,7 +830,11 @@ class Trainer:
     # ---------------------------------------------------------------- one epoch
     def epoch_batches(self, epoch: int) -> list[list[int]]:
         """The batches of ``epoch`` (rows of the encoded training + copy items), a function of
-        the seed and the epoch only; seeds the global RNG (dropout) for the epoch too."""
+        the seed and the epoch only; seeds the global RNG (dropout) for the epoch too.
+
+        A batch holds :attr:`update_size` rows (the last of a pool fewer); with several
+        processes, each one trains on its share of a batch (see :meth:`_train_step`), draws its
+        own dropout masks, and no batch has fewer rows than processes."""
         seed = _epoch_seed(self.config.seed, epoch)
         torch.manual_seed(seed)
         gen = torch.Generator().manual_seed(seed + 1)
@@ -795,28 +845,46 @@ class Trainer:
             rows += own if share == len(own) else [own[i] for i in _draw(len(own), share, gen)]
         offset = len(self.data.train)
         rows += [offset + i for i in _draw(len(self.copy_pool), self.n_copy, gen)]
-        batches = _shuffled_batches([self.lengths[r] for r in rows], self.config.batch_size, gen)
+        batches = _shuffled_batches([self.lengths[r] for r in rows], self.update_size, gen)
+        if self.world.size > 1:
+            torch.manual_seed((seed + 104_729 * self.world.rank) % (2**63 - 1))
+            batches = _every_process_a_share(batches, self.world.size)
         return [[rows[i] for i in b] for b in batches]
 
+    def _share(self, rows: list[int]) -> list[int]:
+        """This process's rows of an update: every ``size``-th from its rank on (the rows are
+        sorted by length within a batch, so each process gets rows of every length)."""
+        if self.world.size == 1:
+            return rows
+        return rows[self.world.rank :: self.world.size]
+
     def _train_step(self, rows: list[int]) -> tuple[float, int]:
-        """One update on the batch of ``rows``: (summed loss, target symbols)."""
-        batch = self.encoded.batch(rows, self.device)
+        """One update on the batch of ``rows``: (summed loss, target symbols) of the update.
+
+        The gradient is that of the mean loss per target symbol of all the rows. With W
+        processes, each computes the summed loss of its share; dividing it by N / W, N the
+        update's target symbols over all processes, makes the average that
+        ``DistributedDataParallel`` takes of the W gradients the gradient of Σ loss / N.
+        """
+        batch = self.encoded.batch(self._share(rows), self.device)
         self.optimizer.zero_grad(set_to_none=True)
         with _autocast(self.device):
-            loss, n_tok = self.model.loss(batch)
-        (loss / n_tok).backward()
+            loss, n_tok = self._loss(batch)
+        total_loss, total_tokens = self.world.sum_counts(loss.detach(), n_tok)
+        (loss / (total_tokens / self.world.size)).backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
         self.optimizer.step()
-        return float(loss.detach()), n_tok
+        return total_loss, total_tokens
 
     def _run_epoch(self, stop: _StopRequests) -> bool:
         """Train one epoch from ``state.batch``; False when stopped by a signal (state saved)."""
         st, epoch = self.state, self.state.epoch + 1
         batches = self.epoch_batches(epoch)
         if st.batch and self.rng_state:
-            torch.set_rng_state(self.rng_state["cpu"])
-            if "cuda" in self.rng_state and torch.cuda.is_available():
-                torch.cuda.set_rng_state(self.rng_state["cuda"])
+            rank = self.world.rank
+            torch.set_rng_state(self.rng_state[_rng_key(rank, "cpu")])
+            if _rng_key(rank, "cuda") in self.rng_state and torch.cuda.is_available():
+                torch.cuda.set_rng_state(self.rng_state[_rng_key(rank, "cuda")], self.device)
         self.model.train()
         t0, last_save = time.perf_counter(), time.perf_counter()
         base_seconds, start_batch = st.epoch_seconds, st.batch
@@ -840,10 +908,17 @@ class Trainer:
             if not self._estimated and (done == 50 or b + 1 == len(batches)):
                 self._estimated = True
                 self._estimate(done, time.perf_counter() - t0, len(batches) - start_batch)
-            if stop.requested:
+            due = (
+                b + 1 < len(batches) and time.perf_counter() - last_save >= self.checkpoint_seconds
+            )
+            # every process stops (a signal may reach them at different batches) and saves
+            # (rank 0's timer) at the same batch
+            stop_now, save_now = self.world.agree(stop.requested is not None, due)
+            if stop_now:
+                stop.requested = stop.requested or "another process's stop request"
                 self._save_state()
                 return False
-            if b + 1 < len(batches) and time.perf_counter() - last_save >= self.checkpoint_seconds:
+            if save_now:
                 self._save_state()
                 last_save = time.perf_counter()
                 self.notify("checkpoint", {"epoch": epoch, "batch": b + 1})
@@ -891,7 +966,7 @@ class Trainer:
         st, config = self.state, self.config
         epoch = st.epoch + 1
         t0 = time.perf_counter()
-        dev_loss, dev_acc, score, languages = self._validate()
+        dev_loss, dev_acc, score, languages = self.world.from_main(self._validate)
         lr_used = st.learning_rate
         if st.prev_dev_loss is not None and dev_loss > st.prev_dev_loss:
             self._set_learning_rate(max(config.min_learning_rate, lr_used * config.lr_decay))
@@ -924,9 +999,10 @@ class Trainer:
         st.finished = st.stopped_early or epoch >= config.max_epochs
         # Order matters for resume: best weights first, then metrics, then the state that says
         # this epoch is done.
-        if is_best:
-            self._save_model()
-        self._write_metrics(languages, epoch)
+        if self.world.is_main:
+            if is_best:
+                self._save_model()
+            self._write_metrics(languages, epoch)
         self._save_state()
         self.notify(
             "epoch",
@@ -952,12 +1028,18 @@ class Trainer:
         )
 
     def _save_state(self) -> None:
+        """Write the resumable state (rank 0; with several processes every process calls it: their
+        random states are saved too, and they continue when the file is written)."""
+        random_states = self._random_states()
+        if self.world.is_main:
+            self._write_state(random_states)
+        self.world.barrier()
+
+    def _write_state(self, random_states: dict[str, torch.Tensor]) -> None:
         tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
         opt_tensors, opt_meta = ckpt.optimizer_to_tensors(self.optimizer)
         tensors.update(opt_tensors)
-        tensors["rng.cpu"] = torch.get_rng_state()
-        if self.device.type == "cuda":
-            tensors["rng.cuda"] = torch.cuda.get_rng_state(self.device)
+        tensors.update(random_states)
         meta = {
             "format": ckpt.FORMAT,
             "kind": "trainer_state",
@@ -967,6 +1049,17 @@ class Trainer:
             **self.common,
         }
         ckpt.save_tensors(self.out / ckpt.STATE_FILE, tensors, meta)
+
+    def _random_states(self) -> dict[str, torch.Tensor]:
+        """``rng.cpu`` (and ``rng.cuda``) of rank 0, ``rng.rank<r>.cpu`` ... of the others."""
+        own = {"cpu": torch.get_rng_state()}
+        if self.device.type == "cuda":
+            own["cuda"] = torch.cuda.get_rng_state(self.device)
+        return {
+            f"rng.{_rng_key(rank, kind)}": state
+            for rank, states in enumerate(self.world.gather(own))
+            for kind, state in states.items()
+        }
 
     def _write_metrics(self, languages: list[dict[str, Any]], epoch: int) -> None:
         columns = [f.name for f in dataclasses.fields(EpochMetrics)]
@@ -988,6 +1081,22 @@ class Trainer:
         Raises:
             See :func:`train`.
         """
+        with self.world.joined(self.device):
+            try:
+                with self._owning_folder(), _StopRequests() as stop:
+                    return self._run(stop)
+            finally:
+                # DistributedDataParallel holds the process group: let it go before the group
+                # (freeing it later, with the group's last reference, can deadlock gloo)
+                self._loss = None
+
+    @contextlib.contextmanager
+    def _owning_folder(self) -> Iterator[None]:
+        """Create the run folder and hold its lock for the block (rank 0 only: the other
+        processes of a data-parallel run never write it)."""
+        if not self.world.is_main:
+            yield
+            return
         _prepare_out_dir(self.out)
         try:
             self._lock.acquire(timeout=0)
@@ -997,8 +1106,7 @@ class Trainer:
                 "wait for it to end or choose another --out"
             ) from None
         try:
-            with _StopRequests() as stop:
-                return self._run(stop)
+            yield
         finally:
             self._lock.release()
             with contextlib.suppress(OSError):
@@ -1018,7 +1126,7 @@ class Trainer:
                     raise TrainingInterrupted(self.out, st.epoch, st.batch, self.batches_per_epoch)
                 self.rng_state = {}
                 self._end_epoch()
-                if stop.requested:
+                if self.world.agree(stop.requested is not None, False)[0]:
                     raise TrainingInterrupted(self.out, st.epoch)
         except KeyboardInterrupt as exc:
             if isinstance(exc, TrainingInterrupted):
@@ -1029,11 +1137,12 @@ class Trainer:
         if not st.finished:
             st.finished = True
             self._save_state()
-        if st.metrics and st.best_epoch != st.epoch and (self.out / ckpt.MODEL_FILE).is_file():
+        selected = self.out / ckpt.MODEL_FILE
+        if self.world.is_main and st.metrics and st.best_epoch != st.epoch and selected.is_file():
             # the selected checkpoint's metadata gets the complete metrics table
-            tensors, meta = ckpt.load_tensors(self.out / ckpt.MODEL_FILE)
+            tensors, meta = ckpt.load_tensors(selected)
             meta["metrics"], meta["training"] = st.metrics, st.summary(self.data)
-            ckpt.save_tensors(self.out / ckpt.MODEL_FILE, tensors, meta)
+            ckpt.save_tensors(selected, tensors, meta)
         self.notify(
             "end", {"best_epoch": st.best_epoch, "best_accuracy": st.best_score, "epochs": st.epoch}
         )
@@ -1067,7 +1176,44 @@ class Trainer:
                 {c for it in self.data.dev for c in it.source if c not in self.model.source_vocab}
             ),
             "parameters": sum(p.numel() for p in self.model.parameters()),
+            "world_size": self.world.size,
+            "examples_per_update": self.update_size,
         }
+
+
+class _LossOf(torch.nn.Module):
+    """A model's summed training loss as a module's ``forward`` (what DistributedDataParallel
+    wraps: its gradient hooks are armed by calls of its ``forward``)."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch: Batch) -> tuple[torch.Tensor, int]:
+        return self.model.loss(batch)
+
+
+def _rng_key(rank: int, kind: str) -> str:
+    """Name of a process's saved random state (``cpu``/``cuda``; ``rank<r>.`` before it for
+    ranks above 0, so that a plain run's names are unchanged)."""
+    return kind if rank == 0 else f"rank{rank}.{kind}"
+
+
+def _every_process_a_share(batches: list[list[int]], processes: int) -> list[list[int]]:
+    """``batches`` with the rows of each batch of fewer rows than ``processes`` moved to the
+    last batch that has enough, so that every process has rows in every update."""
+    out: list[list[int]] = []
+    small: list[int] = []
+    for b in batches:
+        if len(b) < processes:
+            small += b
+        else:
+            out.append(b)
+    if small and out:
+        out[-1] = out[-1] + small
+    elif small:
+        out = [small]
+    return out
 
 
 #: Per-language dev accuracy per epoch (multilingual runs).

@@ -84,8 +84,15 @@ class RichProgress:
             if info.get("start_batch") or info["start_epoch"]
             else ""
         )
+        world = info.get("world_size", 1)
+        processes = (
+            f"world size {world} (torch.distributed), "
+            f"{info.get('examples_per_update', '?')} examples per update, "
+            if world > 1
+            else ""
+        )
         self._print(
-            f"{where}device {info['device']} ({info.get('precision', 'float32')}), "
+            f"{where}{processes}device {info['device']} ({info.get('precision', 'float32')}), "
             f"{info['parameters']:,} parameters, {info['batches_per_epoch']} batches per epoch, "
             f"model selection on {info.get('dev_examples', '?')} dev examples"
         )

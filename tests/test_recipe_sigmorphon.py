@@ -18,13 +18,15 @@ import pandas as pd
 import pytest
 import synthetic
 import torch
+from safetensors import safe_open
 
+from inflect.checkpoint import MODEL_FILE
 from inflect.languages import resolve
 from inflect.model import Config
 from inflect.predict import Predictor, read_queries
 from inflect.report import frame_markdown, prediction_2018
 from inflect.scoring import score_files
-from inflect.train import TrainingData, TrainingInterrupted, run_status, train
+from inflect.train import TrainingData, TrainingInterrupted, load_data, run_status, train
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
@@ -33,6 +35,7 @@ RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
 def _load_recipe():
     spec = importlib.util.spec_from_file_location("sigmorphon_recipe", RECIPE)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -133,3 +136,62 @@ def test_smoke_recipe_end_to_end(conll2018, tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stderr.count("skip (finished)") == 4 and "train:" not in again.stderr
     assert pd.read_csv(out / "table-dev.csv").equals(table)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::inflect.vocab.UnknownSymbolWarning")
+def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
+    """`run.py --smoke --ray` on a local Ray of 2 CPUs: a worker dies inside a run (the fault
+    injection kills it at batch 5), Ray retries the task, the run resumes from its last saved
+    state and ends with the weights of an uninterrupted run; a second start skips every run."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'sparse-inflect[cluster]')")
+    out = tmp_path / "grid"
+    faulty = out / "medium" / "multilingual" / "entmax15-entmax15" / "seed2"
+    env = {**os.environ, "INFLECT_DATA_DIR": str(conll2018), "RAY_DEDUP_LOGS": "0",
+           "SIGMORPHON2018_FAULT": "entmax15-entmax15/seed2:5"}
+    command = [sys.executable, str(RECIPE), "--smoke", "--ray", "--ray-cpus", "2",
+               "--cpus-per-run", "1", "--checkpoint-minutes", "0", "--out", str(out),
+               "--device", "cpu"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    driver = [line for line in done.stderr.splitlines() if "pid=" not in line]  # not a worker's
+    assert (faulty / "fault-injected").is_file()  # the worker did die
+    # the retried task resumed from the state saved after batch 4 (saved every batch here)
+    assert any(line.endswith(f"resumed from epoch 1, batch 4: {faulty}") for line in driver)
+    assert sum("] trained: " in line for line in driver) == 3
+
+    data = load_data(["german", "spanish"], "medium", conll2018)
+    config = Config.from_preset("tiny", attention_mapping="entmax15", output_mapping="entmax15",
+                                seed=2)
+    torch.set_num_threads(1)
+    train(config, data, tmp_path / "uninterrupted", device="cpu", max_epochs=1)
+    with (
+        safe_open(str(faulty / MODEL_FILE), "pt") as resumed,
+        safe_open(str(tmp_path / "uninterrupted" / MODEL_FILE), "pt") as reference,
+    ):
+        for k in reference.keys():  # noqa: SIM118
+            assert torch.equal(resumed.get_tensor(k), reference.get_tensor(k)), k
+
+    # Table 1's shape, as Parquet and Markdown, from the per-language results; every run's
+    # metrics.csv is kept
+    table = pd.read_parquet(out / "table-dev.parquet")
+    assert list(table.columns) == ["output", "attention", "medium mean", "medium ensemble"]
+    results = pd.read_parquet(out / "results.parquet")
+    assert len(results) == 2 * 2 * 3  # cells x languages x (seed 1, seed 2, ensemble)
+    for row, (output, attention) in enumerate([("softmax", "softmax"), ("entmax15", "entmax15")]):
+        cell = results[(results["output"] == output) & (results["attention"] == attention)]
+        seeds = cell[cell["member"] != ENSEMBLE].groupby("language")["accuracy"].mean()
+        assert table.iloc[row]["medium mean"] == pytest.approx(seeds.mean())
+        ens = cell[cell["member"] == ENSEMBLE]["accuracy"].mean()
+        assert table.iloc[row]["medium ensemble"] == pytest.approx(ens)
+        for seed in (1, 2):
+            run = out / "medium" / "multilingual" / f"{output}-{attention}" / f"seed{seed}"
+            assert list(pd.read_csv(run / "metrics.csv").epoch) == [1]
+    assert (out / "table-dev.md").read_text(encoding="utf-8").count("\n| ") == 3
+
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    driver = [line for line in again.stderr.splitlines() if "pid=" not in line]
+    assert sum("] skip (finished): " in line for line in driver) == 4
+    assert not any("trained" in line or "resumed" in line for line in driver)
+    assert pd.read_parquet(out / "table-dev.parquet").equals(table)
