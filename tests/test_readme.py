@@ -45,3 +45,16 @@ def test_test_command_is_what_ci_runs():
     assert "pytest" in line
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "test-command" in ci  # .ci/run reads the same marker
+
+
+def test_documentation_names_no_development_machine_paths():
+    """The READMEs use relative paths (runs/..., ../shared/data), not one machine's folders."""
+    import re
+
+    repo = README.parent
+    pages = [README, *sorted(repo.glob("*/README.md")), *sorted(repo.glob("recipes/*/README.md"))]
+    assert len(pages) >= 4  # README, benchmarks/, recipes/sigmorphon2018/, recipes/translation/
+    for page in pages:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            found = re.search(r"(?<![\w.])/(work|tmp|root|home)/\S*", line)
+            assert found is None, f"{page.relative_to(repo)}:{number}: {found.group(0)}"

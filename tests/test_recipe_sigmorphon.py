@@ -195,3 +195,57 @@ def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
     assert sum("] skip (finished): " in line for line in driver) == 4
     assert not any("trained" in line or "resumed" in line for line in driver)
     assert pd.read_parquet(out / "table-dev.parquet").equals(table)
+
+
+def _load_ship():
+    path = REPO / "recipes" / "sigmorphon2018" / "ship.py"
+    spec = importlib.util.spec_from_file_location("sigmorphon_ship", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(tmp_path):
+    import dataclasses
+
+    from inflect.checkpoint import load_tensors, save_model
+    from inflect.models import default_model
+    from inflect.train import build_model
+
+    ship = _load_ship()
+    torch.manual_seed(0)
+    model = build_model(Config.from_preset("tiny"), synthetic.items(50, seed=1, language="german"))
+    save_model(tmp_path / "run", model, languages=[resolve("german").to_dict()])
+    original, _ = load_tensors(tmp_path / "run" / MODEL_FILE)
+    out = tmp_path / "models"
+    rel = ship.store_members("german-high", [tmp_path / "run"], out, half=True)
+    assert rel == ["german-high/member-1.safetensors"]
+    # shipping the shipped files again (their folder is replaced) loses nothing
+    assert ship.store_members("german-high", [out / rel[0]], out, half=True) == rel
+    stored, _ = load_tensors(out / rel[0])
+    assert set(stored) == set(original)
+    for name, tensor in original.items():
+        if tensor.is_floating_point():
+            assert stored[name].dtype == torch.float16
+            assert torch.equal(stored[name], tensor.to(torch.float16)), name
+        else:
+            assert torch.equal(stored[name], tensor), name
+    assert sorted(p.name for p in out.iterdir()) == ["german-high"]  # no staging folder left
+
+    facts = {
+        "german-high": {
+            "languages": ["german"],
+            "setting": "high",
+            "config": dataclasses.asdict(model.config),
+            "data": {"setting": "high", "train_examples": 50},
+        }
+    }
+    scores = {"german-high": pd.DataFrame({"language": ["german"], "accuracy": [81.234]})}
+    text = ship.registry_text({"german-high": [tmp_path / "run"]}, facts, {"german-high": rel},
+                              scores)
+    (out / "registry.toml").write_text(text, encoding="utf-8")
+    entry = default_model("de", out)
+    assert entry.name == "german-high" and entry.setting == "high"
+    assert entry.dev_accuracy == 81.23  # rounded to 2 decimals
+    assert entry.members == ((out / rel[0]).resolve(),)
+    assert entry.commands[0].startswith("inflect train --lang german --setting high ")

@@ -114,25 +114,30 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
 
 def store_members(name: str, paths: list[Path], out_dir: Path, half: bool) -> list[str]:
     """Write the members to ``out_dir/NAME/member-k.safetensors``; their paths relative to
-    ``out_dir``."""
+    ``out_dir``. Every member is read before anything is written (the members may already lie
+    in ``out_dir/NAME``: re-shipping a shipped model), into a new folder that then replaces the
+    old one."""
     import torch
 
     from inflect.checkpoint import load_tensors, save_tensors
 
+    members = [load_tensors(checkpoint_file(path)) for path in paths]
     folder = out_dir / name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    staging = out_dir / f".{name}.new"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
     rel = []
-    for k, path in enumerate(paths, 1):
-        tensors, meta = load_tensors(checkpoint_file(path))
+    for k, (tensors, meta) in enumerate(members, 1):
         if half:
             tensors = {
                 n: (t.to(torch.float16) if t.is_floating_point() else t) for n, t in tensors.items()
             }
-        target = folder / f"member-{k}.safetensors"
-        save_tensors(target, tensors, meta)
+        save_tensors(staging / f"member-{k}.safetensors", tensors, meta)
         rel.append(f"{name}/member-{k}.safetensors")
+    if folder.exists():
+        shutil.rmtree(folder)
+    staging.rename(folder)
     return rel
 
 
