@@ -101,7 +101,9 @@ class Config:
         max_epochs: maximum number of passes over the training data.
         patience: stop after this many epochs without a better dev accuracy.
         max_decode_len: cap on output length for greedy dev decoding (``None``: 2·source + 10).
-        eval_batch_size: examples per batch in dev evaluation.
+        eval_batch_size: examples per batch in dev evaluation (the dev loss and accuracy do
+            not depend on it; 128 is about 30% faster on a CPU than 500, whose (B, S, 4H)
+            copies miss the cache).
         seed: seed of every random choice (initialisation, shuffling, dropout).
         dev_sample: model selection on at most this many dev examples per language (a fixed
             sample, :data:`inflect.defaults.DEV_SAMPLE_SEED`); 0 = every dev example.
@@ -129,7 +131,7 @@ class Config:
     max_epochs: int = 30
     patience: int = 10
     max_decode_len: int | None = None
-    eval_batch_size: int = 500
+    eval_batch_size: int = 128
     seed: int = 1
     preset: str | None = None
     dev_sample: int = 0

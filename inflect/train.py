@@ -412,7 +412,7 @@ def _autocast(device: torch.device) -> contextlib.AbstractContextManager[Any]:
 def evaluate(
     model: Seq2Seq,
     items: Sequence[Item],
-    batch_size: int = 500,
+    batch_size: int = 128,
     max_len: int | None = None,
     encoded: EncodedItems | None = None,
 ) -> tuple[float, float, list[tuple[str, ...]]]:
@@ -612,7 +612,9 @@ class RunState:
 
 def _check_same_config(saved: Config, given: Config) -> None:
     """Raise ValueError naming the fields where ``given`` differs from the resumed run's."""
-    free = {"max_epochs", "patience", "preset"}
+    # may change on resume: the stopping rule, the preset's name, and the dev batch size (the
+    # same dev loss and accuracy at any size)
+    free = {"max_epochs", "patience", "preset", "eval_batch_size"}
     a, b = saved.to_dict(), given.to_dict()
     diff = [f"{k}: saved {a[k]!r}, given {b[k]!r}" for k in a if k not in free and a[k] != b[k]]
     if diff:
