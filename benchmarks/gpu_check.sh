@@ -10,13 +10,7 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/gpu-check}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-if [ -d .gpu ]; then
-    "$PY" -m pip install --quiet --no-index --no-deps .gpu/wheels/*.whl 2>&1 | tail -2
-    mkdir -p .gpu/data && tar -xzf .gpu/conll2018-task1.tar.gz -C .gpu/data
-    export INFLECT_DATA_DIR="$PWD/.gpu/data"
-fi
-export INFLECT_DATA_DIR="${INFLECT_DATA_DIR:-../shared/data}"
+. benchmarks/gpu_env.sh
 summary="$OUT/summary.txt"
 : > "$summary"
 step() {  # step NAME SECONDS COMMAND...: run, keep the log, one summary line
