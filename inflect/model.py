@@ -247,33 +247,25 @@ class Config:
 #: at equal CPU time, see the pilot in recipes/sigmorphon2018/README.md), at most 40 epochs,
 #: model selection on 100 dev words per language.
 #: ``tiny``: a toy size for tests and smoke runs.
+_CPU_SMALL_SIZE: dict[str, Any] = {
+    "emb_dim": 100,
+    "feature_dim": 100,
+    "hidden_dim": 200,
+    "layers": 1,
+    "dropout": 0.3,
+    "batch_size": 32,
+    "min_learning_rate": 1e-4,
+}
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": {},
     "cpu-small": {
-        "emb_dim": 100,
-        "feature_dim": 100,
-        "hidden_dim": 200,
-        "layers": 1,
-        "dropout": 0.3,
-        "batch_size": 32,
+        **_CPU_SMALL_SIZE,
         "max_epochs": 150,
         "patience": 25,
-        "min_learning_rate": 1e-4,
         "copy_examples": 1.0,
         "copy_bias": True,
     },
-    "cpu-small-plain": {
-        "emb_dim": 100,
-        "feature_dim": 100,
-        "hidden_dim": 200,
-        "layers": 1,
-        "dropout": 0.3,
-        "batch_size": 32,
-        "max_epochs": 40,
-        "patience": 5,
-        "min_learning_rate": 1e-4,
-        "dev_sample": 100,
-    },
+    "cpu-small-plain": {**_CPU_SMALL_SIZE, "max_epochs": 40, "patience": 5, "dev_sample": 100},
     "tiny": {
         "emb_dim": 32,
         "hidden_dim": 64,
