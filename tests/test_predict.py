@@ -465,14 +465,18 @@ def test_models_on_an_empty_registry(tmp_path, monkeypatch):
     monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
     shipped = REPO / "inflect" / "models"
     raw = tomllib.loads((shipped / "registry.toml").read_text(encoding="utf-8"))
-    tables = {name: t for name, t in raw.items() if isinstance(t, dict)}
-    entries = list_models()
-    assert sorted(e.language for e in entries) == sorted(tables)
-    for e in entries:
-        t = tables[e.language]
+    assert raw["version"] == 2
+    pairs = list_models(every=True)
+    assert sorted((e.language, e.name) for e in pairs) == sorted(
+        (lang, name) for lang, table in raw["language"].items() for name in table
+    )
+    for e in pairs:
+        t = raw["model"][e.name]
         assert e.members == tuple((shipped / m).resolve() for m in t["members"])
-        assert e.dev_accuracy == t.get("dev_accuracy") and e.setting == t.get("setting", "")
+        assert e.dev_accuracy == raw["language"][e.language][e.name]
+        assert e.setting == t["setting"]
         assert e.size_bytes == sum((shipped / m).stat().st_size for m in t["members"])
+    assert sorted(e.language for e in list_models()) == sorted(raw["language"])
 
 
 def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):

@@ -21,7 +21,8 @@ from inflect.cli import main
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 SHIPPED = REPO / "inflect" / "models"
-MEMBERS = [str(SHIPPED / "german" / f"member-{i}.safetensors") for i in (1, 2)]
+GERMAN = "german-high"  # German's own model, the default for German (best on its dev)
+MEMBERS = [str(SHIPPED / GERMAN / f"member-{i}.safetensors") for i in (1, 2)]
 
 GOLD = "Katze\tKatzen\tN;NOM;PL\nWort\tWortes\tN;GEN;SG\nHaus\tHäusern\tN;DAT;PL\n"
 
@@ -95,7 +96,11 @@ def test_report_ambiguity_defaults_to_the_shipped_model(tmp_path):
 def test_no_model_and_no_shipped_model_is_a_clear_error(tmp_path):
     gold = tmp_path / "finnish-gold"
     gold.write_text("talo\ttalossa\tN;IN+ESS;SG\n", encoding="utf-8")
-    out = CliRunner().invoke(main, ["evaluate", "--lang", "finnish", "--gold", str(gold)])
+    out = CliRunner().invoke(
+        main,
+        ["evaluate", "--lang", "finnish", "--gold", str(gold)],
+        env={"INFLECT_MODELS_DIR": str(tmp_path / "no-models")},
+    )
     assert out.exit_code != 0
     assert "no shipped default model for finnish" in out.output
 
@@ -189,5 +194,83 @@ def test_readme_figures_of_the_shipped_ensemble_on_german_dev(conll2018, one_thr
         "nonzero-probability forms on average"
     ) in text
     registry = tomllib.loads((SHIPPED / "registry.toml").read_text(encoding="utf-8"))
-    assert f"{registry['german']['dev_accuracy']:.1f}" == e["accuracy"]
-    assert registry["german"]["members"] == [f"german/member-{i}.safetensors" for i in (1, 2)]
+    assert f"{registry['language']['german'][GERMAN]:.1f}" == e["accuracy"]
+    assert registry["model"][GERMAN]["members"] == [f"{GERMAN}/member-{i}.safetensors" for i in (1, 2)]
+
+
+# ----------------------------------------------------------------- every language answers
+
+
+def _first_dev_line(folder: Path, language: str) -> tuple[str, str, str]:
+    first = (folder / f"{language}-dev").read_text(encoding="utf-8").split("\n")[0]
+    lemma, form, tags = first.split("\t")
+    return lemma, form, tags
+
+
+def test_every_language_resolves_to_a_shipped_model_of_its_largest_setting():
+    """The registry covers langs/: high-setting languages get a high model (their own or the
+    multilingual one), the others the medium model (Telugu: its low data are in the medium
+    model); `--setting medium` picks the medium model wherever there is one."""
+    from inflect.languages import all_languages
+    from inflect.models import NoDefaultModelError, default_model
+
+    specs = all_languages()
+    assert len(specs) == 103
+    for spec in specs:
+        model = default_model(spec.name)
+        assert model.members and not model.missing, spec.name
+        expected = "high" if "high" in spec.settings else "medium"
+        assert model.setting == expected, (spec.name, model.name, model.setting)
+        assert model.dev_accuracy is not None and 0.0 <= model.dev_accuracy <= 100.0
+        medium = default_model(spec.name, setting="medium")
+        assert medium.setting == "medium", (spec.name, medium.name)
+        if expected == "high":
+            assert medium.name != model.name
+        if "high" not in spec.settings:
+            with pytest.raises(NoDefaultModelError, match="no shipped high-setting model"):
+                default_model(spec.name, setting="high")
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_every_language_answers_with_its_default_model(conll2018, one_thread):
+    """`inflect predict --lang L LEMMA TAGS` answers for each of the 103 languages: the first
+    dev input of each gets a distribution whose probabilities sum to at most 1."""
+    from inflect.languages import all_languages
+    from inflect.models import default_model
+    from inflect.predict import Predictor, make_query
+    from inflect.vocab import UnknownSymbolWarning
+
+    predictors: dict[tuple[Path, ...], Predictor] = {}
+    for spec in all_languages():
+        model = default_model(spec.name)
+        if model.members not in predictors:
+            predictors[model.members] = Predictor.from_checkpoints(list(model.members))
+        lemma, _, tags = _first_dev_line(conll2018, spec.name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnknownSymbolWarning)
+            (record,) = predictors[model.members].predict_many([make_query(lemma, tags, spec.name)])
+        assert record.forms, spec.name
+        total = sum(f.probability for f in record.forms)
+        assert 0.0 < total <= 1.0 + 1e-5, (spec.name, total)
+
+
+def test_setting_option_chooses_the_medium_model_on_the_command_line():
+    out = CliRunner().invoke(main, ["models", "--all"])
+    assert out.exit_code == 0, out.output
+    registry = tomllib.loads((SHIPPED / "registry.toml").read_text(encoding="utf-8"))
+    medium = [n for n, m in registry["model"].items() if m["setting"] == "medium"]
+    assert len(medium) == 1 and medium[0] in out.output
+    a = CliRunner().invoke(
+        main, ["predict", "--lang", "finnish", "talo", "N;IN+ESS;SG", "--setting", "medium",
+               "--format", "jsonl"]
+    )
+    assert a.exit_code == 0, a.output
+    explicit = []
+    for member in registry["model"][medium[0]]["members"]:
+        explicit += ["--model", str(SHIPPED / member)]
+    b = CliRunner().invoke(
+        main, ["predict", "--lang", "finnish", "talo", "N;IN+ESS;SG", "--format", "jsonl", *explicit]
+    )
+    assert b.exit_code == 0, b.output
+    assert json.loads(a.output)["forms"] == json.loads(b.output)["forms"]

@@ -160,6 +160,35 @@ def test_refuses_to_overwrite_a_run(tmp_path):
         train(tiny_config(), TrainingData(items, items), tmp_path, device="cpu", max_epochs=1)
 
 
+def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path):
+    """Runs saved with the earlier dev batch size (500) resume under today's default (128); dev
+    loss, accuracy and predictions are the same at any dev batch size."""
+    from inflect import defaults
+    from inflect.train import evaluate
+
+    items, dev = synthetic.items(48, seed=3), synthetic.items(23, seed=4)
+    data = TrainingData(items, dev)
+    assert Config().eval_batch_size == 128
+    old = tiny_config(eval_batch_size=500)
+    train(old, data, tmp_path, device="cpu", max_epochs=1)
+    result = train(tiny_config(), data, tmp_path, device="cpu", resume=True, max_epochs=2)
+    assert result.epochs == 2
+    model = load_model(tmp_path)
+    assert model.config.eval_batch_size == 500  # the saved run's config goes on
+    figures = [evaluate(model, dev, size) for size in (1, 5, 23, 500)]
+    alone = figures[0][2]  # batches of one: each input's own length cap
+    ended = [
+        i for i, it in enumerate(dev) if len(alone[i]) < defaults.max_output_length(len(it.source))
+    ]
+    assert ended  # outputs that ended with the end symbol are the same in any batch
+    for loss, accuracy, predictions in figures[1:]:
+        assert loss == pytest.approx(figures[0][0], rel=1e-5)
+        assert accuracy == figures[0][1]
+        assert [predictions[i] for i in ended] == [alone[i] for i in ended]
+    with pytest.raises(ValueError, match="dropout: saved 0.0, given 0.2"):
+        train(tiny_config(dropout=0.2), data, tmp_path, device="cpu", resume=True, max_epochs=3)
+
+
 @pytest.mark.slow
 def test_interrupted_and_resumed_run_ends_with_the_same_weights(tmp_path):
     train_items, dev_items = synthetic.items(96, seed=7), synthetic.items(24, seed=8)
@@ -385,7 +414,7 @@ def test_real_data_items_and_one_update(conll2018):
 
 
 def test_non_finite_weights_are_refused_by_name(tmp_path):
-    shipped = Path(__file__).resolve().parent.parent / "inflect" / "models" / "german"
+    shipped = Path(__file__).resolve().parent.parent / "inflect" / "models" / "german-high"
     tensors, meta = load_tensors(shipped / "member-1.safetensors")
     name = sorted(tensors)[0]
     tensors[name] = tensors[name].clone()

@@ -56,10 +56,14 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
     training = meta.get("training") or {}
     data = training.get("data") or {}
     languages = [d["name"] for d in meta.get("languages", [])]
+    member_configs = [meta["model"]["config"]]
+    for path in paths[1:]:
+        member_configs.append(load_tensors(checkpoint_file(path))[1]["model"]["config"])
     return {
         "languages": languages,
         "setting": data.get("setting", ""),
         "config": meta["model"]["config"],
+        "member_configs": member_configs,
         "data": data,
         "training": training,
     }
@@ -67,7 +71,8 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
 
 def command_of(facts: dict[str, Any], member: int) -> str:
     """The `inflect train` command that matches a member's stored config and data."""
-    cfg, data = facts["config"], facts["data"]
+    configs = facts.get("member_configs") or [facts["config"]]
+    cfg, data = configs[min(member, len(configs)) - 1], facts["data"]
     lang = "all" if len(facts["languages"]) > 1 else facts["languages"][0]
     parts = [
         "inflect train",
