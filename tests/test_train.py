@@ -185,7 +185,7 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
         assert loss == pytest.approx(figures[0][0], rel=1e-5)
         assert accuracy == figures[0][1]
         assert [predictions[i] for i in ended] == [alone[i] for i in ended]
-    with pytest.raises(ValueError, match="dropout: saved 0.0, given 0.2"):
+    with pytest.raises(ValueError, match=r"dropout: saved 0\.0, given 0\.2"):
         train(tiny_config(dropout=0.2), data, tmp_path, device="cpu", resume=True, max_epochs=3)
 
 
