@@ -242,33 +242,22 @@ def write_conll(path: Path, items) -> None:
     )
 
 
+def _cli_train_args(data: Path, lang: str, attention: str) -> list[str]:
+    """`inflect train` of one tiny epoch on the low-setting files in ``data`` (softmax output)."""
+    return [
+        "train", "--lang", lang, "--setting", "low", "--attention", attention,
+        "--output", "softmax", "--preset", "tiny", "--epochs", "1", "--device", "cpu",
+        "--data-dir", str(data),
+    ]
+
+
 def test_cli_train_writes_a_checkpoint_and_resumes(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     write_conll(data / "german-train-low", synthetic.items(48, seed=1))
     write_conll(data / "german-dev", synthetic.items(16, seed=2))
     out = tmp_path / "run"
-    args = [
-        "train",
-        "--lang",
-        "deu",
-        "--setting",
-        "low",
-        "--attention",
-        "sparsemax",
-        "--output",
-        "softmax",
-        "--preset",
-        "tiny",
-        "--epochs",
-        "1",
-        "--device",
-        "cpu",
-        "--data-dir",
-        str(data),
-        "--out",
-        str(out),
-    ]
+    args = [*_cli_train_args(data, "deu", "sparsemax"), "--out", str(out)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     loaded = load_checkpoint(out)
@@ -341,25 +330,7 @@ def test_cli_learn_alpha_flag(tmp_path):
     data.mkdir()
     write_conll(data / "german-train-low", synthetic.items(48, seed=1))
     write_conll(data / "german-dev", synthetic.items(8, seed=2))
-    args = [
-        "train",
-        "--lang",
-        "german",
-        "--setting",
-        "low",
-        "--attention",
-        "entmax:1.3",
-        "--output",
-        "softmax",
-        "--preset",
-        "tiny",
-        "--epochs",
-        "1",
-        "--device",
-        "cpu",
-        "--data-dir",
-        str(data),
-    ]
+    args = _cli_train_args(data, "german", "entmax:1.3")
     result = CliRunner().invoke(main, [*args, "--learn-alpha", "--out", str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
     model = load_model(tmp_path / "a")
