@@ -602,8 +602,8 @@ def test_blank_lines_in_an_input_file_are_reported_with_their_line(tmp_path):
 
 
 def test_registry_version_2_defaults_and_settings(tmp_path):
-    """Multilingual models serve many languages; the default is the most accurate model of the
-    largest setting serving the language or the language's own; --setting picks explicitly."""
+    """Multilingual models serve many languages; the default is the model most accurate on the
+    language's dev file, of any setting; --setting picks explicitly."""
     folder = tmp_path / "models"
     folder.mkdir()
     for name in ("h1", "h2", "m1", "de1"):
@@ -631,8 +631,8 @@ multilingual-medium = 60.0
 """,
         encoding="utf-8",
     )
-    # german: the medium model is not a candidate (a high one serves german); german-high wins
-    assert default_model("de", folder).name == "german-high"
+    # german: the medium model (95.0) beats both high ones; finnish: the high one (80 > 70)
+    assert default_model("de", folder).name == "multilingual-medium"
     assert default_model("finnish", folder).name == "multilingual-high"
     assert default_model("te", folder).name == "multilingual-medium"
     assert default_model("de", folder, setting="medium").name == "multilingual-medium"
@@ -643,7 +643,7 @@ multilingual-medium = 60.0
     listed = list_models(folder)
     assert [(m.language, m.name, m.dev_accuracy) for m in listed] == [
         ("finnish", "multilingual-high", 80.0),
-        ("german", "german-high", 91.0),
+        ("german", "multilingual-medium", 95.0),
         ("telugu", "multilingual-medium", 60.0),
     ]
     assert len(list_models(folder, every=True)) == 6

@@ -10,9 +10,12 @@ The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` (versi
 * one ``[language.NAME]`` table per language (its shared-task name), mapping each model that
   serves it to that model's exact-match accuracy on the language's dev file, in percent.
 
-The default model of a language is the most accurate on its dev file among the models of the
-largest setting that serves it and the language's own models (named after it); ``setting=``
-chooses a setting explicitly. Version 1 registries (one table per language with ``members``,
+The default model of a language is the most accurate on its dev file among the models that serve
+it (the high-setting model, the medium one, the language's own): on its dev set the medium
+multilingual model beats the high one for some high-setting languages, and a user asking for a
+form wants the better one (``inflect models --all`` lists them all); ``setting=`` chooses a
+setting explicitly. Selection and the accuracy shown use the same dev file, so the figure of a
+language served by several models is the best of them, slightly optimistic. Version 1 registries (one table per language with ``members``,
 ``dev_accuracy``, ``setting``, ``data``, ``commands``) are still read.
 
 ``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
@@ -217,18 +220,9 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
 
 
 def _best(candidates: list[ShippedModel]) -> ShippedModel:
+    """The most accurate on the language's dev file (on a tie the first in registry order; an
+    unknown accuracy ranks last)."""
     return max(candidates, key=lambda m: -1.0 if m.dev_accuracy is None else m.dev_accuracy)
-
-
-def _default(language: str, candidates: list[ShippedModel]) -> ShippedModel:
-    """The largest setting's models and the language's own, the most accurate on dev."""
-    order = {s: i for i, s in enumerate(SETTINGS)}
-    largest = min((order.get(m.setting, len(order)) for m in candidates), default=len(order))
-    pool = [
-        m for m in candidates
-        if order.get(m.setting, len(order)) == largest or m.name.startswith(language)
-    ]
-    return _best(pool)
 
 
 def list_models(
@@ -249,7 +243,7 @@ def list_models(
     served = _read(models_dir(models_dir_override))
     if every:
         return [m for lang in sorted(served) for m in served[lang]]
-    return [_default(lang, served[lang]) for lang in sorted(served)]
+    return [_best(served[lang]) for lang in sorted(served)]
 
 
 def default_model(
@@ -292,7 +286,7 @@ def default_model(
             )
         entry = _best(of_setting)
     else:
-        entry = _default(spec.name, candidates)
+        entry = _best(candidates)
     if entry.missing:
         raise RegistryError(
             f"the shipped {spec.name} model lacks {', '.join(map(str, entry.missing))}; "
