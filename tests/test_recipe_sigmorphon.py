@@ -249,3 +249,35 @@ def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(t
     assert entry.dev_accuracy == 81.23  # rounded to 2 decimals
     assert entry.members == ((out / rel[0]).resolve(),)
     assert entry.commands[0].startswith("inflect train --lang german --setting high ")
+
+
+def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    import inflect.evaluate
+    from inflect.scoring import MACRO
+
+    ship = _load_ship()
+    calls = []
+
+    def fake_evaluate(paths, langs, split, **kw):  # the scores of one language, as evaluate gives
+        calls.append((tuple(paths), tuple(langs)))
+        frame = pd.DataFrame({"language": [langs[0], MACRO], "accuracy": [50.0 + len(calls), 0]})
+        return argparse.Namespace(frame=frame)
+
+    monkeypatch.setattr(inflect.evaluate, "evaluate_checkpoints", fake_evaluate)
+    member = tmp_path / "m.safetensors"
+    member.write_bytes(b"weights v1")
+    args = argparse.Namespace(results=str(tmp_path / "ship"), rescore=False, data_dir=None,
+                              device="cpu")
+    first = ship.evaluate_model("x", [member], ["german", "finnish"], args)
+    assert list(first["accuracy"]) == [51.0, 52.0] and len(calls) == 2
+    again = ship.evaluate_model("x", [member], ["german", "finnish"], args)
+    assert list(again["accuracy"]) == [51.0, 52.0] and len(calls) == 2  # from the cache
+    member.write_bytes(b"weights v2")  # the run trained on: the cache is stale
+    third = ship.evaluate_model("x", [member], ["german", "finnish"], args)
+    assert list(third["accuracy"]) == [53.0, 54.0] and len(calls) == 4
+    assert "are for other members: scoring again" in capsys.readouterr().out
+    args.rescore = True
+    ship.evaluate_model("x", [member], ["german", "finnish"], args)
+    assert len(calls) == 6

@@ -3,12 +3,13 @@
 For each model given (``NAME=CHECKPOINT[,CHECKPOINT...]``; several checkpoints form an ensemble,
 their next-symbol probabilities averaged), the ensemble is evaluated with beam search
 (``inflect.evaluate.evaluate_checkpoints``: beam 5, widened where the support is not certified) on
-the full dev set of every language it serves; the scores are cached in ``--results``. The members
-are then written in float16 (or as trained with ``--keep-dtype``) to ``--out-dir/NAME/``, and
+the full dev set of every language it serves; the scores are cached in ``--results``, keyed by
+the members' SHA-256 (``--rescore`` ignores the cache). The members are then written in float16
+(or as trained with ``--keep-dtype``) to ``--out-dir/NAME/``, and
 ``--out-dir/registry.toml`` (version 2, see :mod:`inflect.models`) lists every model and, for
 every language, each serving model's dev accuracy. Every language of ``langs/`` must be served.
 
-``--results`` also receives ``table-dev-<setting>.md``: per language, dev accuracy beside the
+``--results`` also receives ``table-dev-NAME.md``: per language, dev accuracy beside the
 official baseline's, the certificate and sparsity shares, and the macro-averages — the table of
 the recipe README.
 
@@ -17,13 +18,14 @@ Usage::
     python recipes/sigmorphon2018/ship.py --data-dir ../shared/data \\
         --model multilingual-high=runs/high-s1,runs/high-s2 \\
         --model multilingual-medium=runs/medium-s1,runs/medium-s2 \\
-        --model german-high=inflect/models/german/member-1.safetensors,... \\
-        --out-dir inflect/models --results runs/ship [--check-float16 german,finnish]
+        --model german-high=inflect/models/german-high/member-1.safetensors,... \\
+        --out-dir inflect/models --results runs/ship [--dry-run] [--rescore]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import sys
@@ -93,16 +95,37 @@ def command_of(facts: dict[str, Any], member: int) -> str:
     return " ".join(parts)
 
 
+def members_digest(paths: list[Path]) -> list[str]:
+    """SHA-256 of each member's checkpoint file, in ensemble order: what a cached score is for."""
+    digests = []
+    for path in paths:
+        h = hashlib.sha256()
+        with checkpoint_file(path).open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        digests.append(h.hexdigest())
+    return digests
+
+
 def evaluate_model(name: str, paths: list[Path], languages: list[str], args: argparse.Namespace):
-    """Per-language dev scores of the ensemble, cached as ``results/NAME.csv``."""
+    """Per-language dev scores of the ensemble, cached as ``results/NAME.csv`` beside
+    ``results/NAME.members.json`` (the members' digests): a cache made for other members (a run
+    that trained on, another ensemble) is scored again, never reused."""
     import pandas as pd
 
     from inflect.evaluate import evaluate_checkpoints
     from inflect.scoring import MACRO
 
     cache = Path(args.results) / f"{name}.csv"
+    key_file = cache.with_suffix(".members.json")
+    key = {"members": [str(p) for p in paths], "sha256": members_digest(paths)}
     if cache.is_file() and not args.rescore:
-        return pd.read_csv(cache)
+        cached_key = json.loads(key_file.read_text()) if key_file.is_file() else None
+        if cached_key is not None and cached_key["sha256"] == key["sha256"]:
+            print(f"{name}: cached scores ({cache})", flush=True)
+            return pd.read_csv(cache)
+        print(f"{name}: the cached scores in {cache} are for other members: scoring again",
+              flush=True)
     frames = []
     for i, lang in enumerate(languages, 1):
         print(f"{name}: {lang} ({i}/{len(languages)})", flush=True)
@@ -114,6 +137,7 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
     frame = pd.concat(frames, ignore_index=True)
     cache.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(cache, index=False)
+    key_file.write_text(json.dumps(key, indent=1) + "\n")
     return frame
 
 
