@@ -15,8 +15,9 @@ it (the high-setting model, the medium one, the language's own): on its dev set 
 multilingual model beats the high one for some high-setting languages, and a user asking for a
 form wants the better one (``inflect models --all`` lists them all); ``setting=`` chooses a
 setting explicitly. Selection and the accuracy shown use the same dev file, so the figure of a
-language served by several models is the best of them, slightly optimistic. Version 1 registries (one table per language with ``members``,
-``dev_accuracy``, ``setting``, ``data``, ``commands``) are still read.
+language served by several models is the best of them, slightly optimistic. Version 1 registries
+(one table per language with ``members``, ``dev_accuracy``, ``setting``, ``data``, ``commands``)
+are still read.
 
 ``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
 site-wide set of models. This module imports only the standard library (and

@@ -99,11 +99,8 @@ def members_digest(paths: list[Path]) -> list[str]:
     """SHA-256 of each member's checkpoint file, in ensemble order: what a cached score is for."""
     digests = []
     for path in paths:
-        h = hashlib.sha256()
         with checkpoint_file(path).open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        digests.append(h.hexdigest())
+            digests.append(hashlib.file_digest(fh, "sha256").hexdigest())
     return digests
 
 
