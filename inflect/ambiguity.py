@@ -113,6 +113,8 @@ class AmbiguityReport:
         mode_only: inputs certified mode only (the first form is the most probable).
         bundles: every tag bundle examined with the number of forms per input, most ambiguous
             inputs first (ties: more inputs first, then first seen first).
+        rejected: inputs the model could not take (unknown features or language), not among
+            ``inputs``.
     """
 
     inputs: int
@@ -124,6 +126,7 @@ class AmbiguityReport:
     full_support: int = 0
     mode_only: int = 0
     bundles: list[BundleSizes] = field(default_factory=list)
+    rejected: int = 0
 
     @property
     def ambiguous_share(self) -> float:
@@ -147,6 +150,7 @@ def ambiguity_report(
     predictions: Sequence[Any],
     gold: Sequence[Example] | None = None,
     explanations: Sequence[Any] | None = None,
+    rejected: int = 0,
 ) -> AmbiguityReport:
     """Group the inputs with more than one nonzero-probability form by tag bundle.
 
@@ -158,6 +162,8 @@ def ambiguity_report(
             written (:func:`inflect.data.input_key`); None for no gold.
         explanations: per record, its :class:`inflect.explain.Explanation` or None (same length
             and order as ``predictions``; :func:`inflect.explain.explain_all`); None for none.
+        rejected: how many inputs the model could not take (left out of ``predictions``), for
+            the report to say so.
 
     Returns:
         The :class:`AmbiguityReport`.
@@ -218,5 +224,6 @@ def ambiguity_report(
     ordered = sorted(groups.values(), key=lambda g: -len(g.inputs))  # stable: first seen first
     by_size = sorted(bundles.values(), key=lambda b: (-b.ambiguous, -b.inputs))
     return AmbiguityReport(
-        len(predictions), ambiguous, with_gold, in_support, incomplete, ordered, full, mode, by_size
+        len(predictions), ambiguous, with_gold, in_support, incomplete, ordered, full, mode, by_size,
+        rejected,
     )

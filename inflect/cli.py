@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from inflect import __version__, defaults
@@ -98,14 +100,16 @@ def main() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
 @click.option("--preset", default=None,
-              help="Named hyperparameters (paper, cpu-small, tiny); default: the paper's.")
+              help="Named hyperparameters (paper, cpu-small, cpu-small-plain, tiny); default: the "
+                   "paper's.")
 @click.option("--epochs", type=click.IntRange(min=1), default=None, help="Maximum number of epochs.")
 @click.option("--patience", type=click.IntRange(min=1), default=None,
               help="Stop after this many epochs without better dev accuracy.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None)
 @click.option("--dev-sample", type=click.IntRange(min=0), default=None,
               help="Select the model on at most this many dev words per language (a fixed "
-                   "sample; 0 = all; default: the preset's).")
+                   "sample; 0 = all; default: the preset's, 100 for cpu-small-plain, else "
+                   "all).")
 @click.option("--language-temperature", type=click.FloatRange(0.5, 100), default=None,
               help="Mix of languages per epoch: 1 = every item once (as given); T > 1 draws "
                    "language l in proportion to n_l^(1/T) (small languages more often).")
@@ -116,8 +120,7 @@ def main() -> None:
               show_default=True,
               help="auto: bfloat16 products where the hardware has them (CUDA; CPUs with "
                    "AVX512-BF16), float32 elsewhere.")
-@click.option("--device", default="auto", show_default=True,
-              help="auto (CUDA when present, bfloat16 autocast there), cpu or cuda.")
+@_DEVICE_OPTION
 @_threads_option
 @click.option("--resume", is_flag=True, default=False,
               help="Continue the interrupted run saved in --out (its languages, setting and "
@@ -139,7 +142,7 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     from rich.console import Console
 
     from inflect.distributed import World
-    from inflect.model import Config
+    from inflect.model import Config, resolve_device
     from inflect.train import TrainingInterrupted, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
@@ -165,6 +168,7 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
             lang, setting = lang or saved["lang"], setting or saved["setting"]
         elif lang is None:
             raise click.UsageError("give --lang (a language, a comma-separated list or 'all')")
+        resolve_device(device)  # a wrong --device fails before the data are read
         data = load_data(lang, setting or "high", data_dir)
     except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -363,9 +367,20 @@ _SETTING_OPTION = click.option(
          "language's best on its dev set; `inflect models` lists them).")
 
 
+def _check_setting(setting: str | None, models: tuple[str, ...], pred_files: tuple = ()) -> None:
+    """``--setting`` chooses a shipped model: with ``--model`` (or ``--pred``) it would be
+    silently ignored, so it is refused."""
+    if setting is not None and (models or pred_files):
+        given = "--model" if models else "--pred"
+        raise click.UsageError(
+            f"--setting chooses among the shipped models; with {given} it has no effect "
+            "(drop one of them)")
+
+
 def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
                        setting: str | None = None) -> tuple[str, ...]:
     """``models`` as given, or else the shipped model of the one ``--lang`` given."""
+    _check_setting(setting, models)
     if models or len(languages) != 1:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
@@ -431,12 +446,19 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if models and pred_files:
         raise click.UsageError("give either --model (predict here) or --pred (predictions "
                                "made elsewhere), not both")
+    _check_setting(setting, models, pred_files)
     if not pred_files:
         models = _models_or_shipped(models, languages, setting)
     if not models and not (pred_files and gold_files):
         raise click.UsageError("give --model (or one --lang with a shipped model) with "
                                "--lang/--split or --gold, or --pred with --gold")
     fmt = _output_format(out_format)
+    if out_prefix is not None and (
+        out_prefix.endswith(("/", os.sep)) or os.path.isdir(out_prefix) or not out_prefix.strip()
+    ):
+        raise click.BadParameter(
+            f"{out_prefix!r} is a folder; --out takes a PREFIX of file names (results/de writes "
+            "results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
     outputs = [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
     _check_outputs(*outputs)
     try:
@@ -537,9 +559,12 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         result = evaluate_predictor(predictor, gold)
         done = [s for s in result.searched if s is not None]
         found = ambiguity_report([s.prediction for s in done], result.gold,
-                                 explain_all(predictor, done, maps) if html and maps else None)
+                                 explain_all(predictor, done, maps) if html and maps else None,
+                                 rejected=len(result.errors))
     except (DataFormatError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    for error in result.errors:
+        click.echo(f"rejected (not in the report): {error}", err=True)
     if out_file is None:
         if fmt == "tsv":
             _echo_tsv(lambda: ambiguity_tsv(found))
@@ -634,6 +659,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     if input_path is None and (lemma is None or tags is None):
         raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE "
                                "('-' or a pipe: standard input)")
+    _check_setting(setting, models)
     fmt = _output_format(out_format)
 
     from inflect.models import NoDefaultModelError
@@ -692,8 +718,6 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
             for note in record.warnings:
                 click.echo(f"warning: {where}{note}", err=True)
     except BrokenPipeError:  # e.g. `inflect predict ... | head`
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
     except errors as exc:
@@ -782,6 +806,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     )
     from inflect.vocab import UnknownSymbolWarning
 
+    _check_setting(setting, models)
     fmt = _output_format(out_format)
     if png:  # before any work: the file can be written, matplotlib is there
         _check_outputs(png)
@@ -797,6 +822,8 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    for note in found.prediction.warnings:  # e.g. symbols unseen in training, as predict says
+        click.echo(f"warning: {note}", err=True)
     if png:  # written before rendering: a rendering failure cannot lose it
         try:
             attention_png(found, png, max_forms)

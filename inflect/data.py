@@ -155,8 +155,20 @@ class DataFormatError(ValueError):
         self.what = what
         self.value = value
         where = f"{source}:{line}" if line is not None else source
-        shown = f" ({value!r})" if value is not None else ""
-        super().__init__(f"{where}: {what}{shown}")
+        super().__init__(f"{where}: {what}{_shown_value(value)}")
+
+
+#: Characters of an offending value shown in an error message; a longer one is cut there.
+SHOWN_VALUE_CHARS = 120
+
+
+def _shown_value(value: str | None) -> str:
+    """`` (value)`` for a message, a long value cut to :data:`SHOWN_VALUE_CHARS` characters."""
+    if value is None:
+        return ""
+    if len(value) <= SHOWN_VALUE_CHARS:
+        return f" ({value!r})"
+    return f" ({value[:SHOWN_VALUE_CHARS]!r}…, {len(value):,} characters in all)"
 
 
 class TagBundle:
@@ -360,6 +372,26 @@ def language_from_filename(path: str | os.PathLike[str]) -> str:
     return Path(path).stem
 
 
+def language_of_file(path: str | os.PathLike[str]) -> str:
+    """The shared-task name of the language a file's name gives (:func:`language_from_filename`,
+    then :func:`inflect.languages.resolve`): ``german-dev`` -> ``german``, ``de-dev`` -> ``german``.
+
+    Raises:
+        ValueError: the name gives no known language; the message names the file, the closest
+            languages, and says to give the language (``--lang``) instead.
+    """
+    from inflect.languages import UnknownLanguageError, resolve
+
+    name = language_from_filename(path)
+    try:
+        return resolve(name).name
+    except UnknownLanguageError as exc:
+        raise ValueError(
+            f"{path}: its language is taken from the file name, and {exc}; name the file "
+            "LANGUAGE-dev (or LANGUAGE-test ...) or give the language with --lang"
+        ) from None
+
+
 def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None) -> list[str]:
     """Split bytes on LF and decode each line as UTF-8 (strict).
 
@@ -382,7 +414,7 @@ def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None
                 source,
                 number,
                 f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
-                raw.decode("utf-8", "backslashreplace"),
+                raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
             )
             if errors is None:
                 raise error from None
@@ -511,7 +543,13 @@ def parse_lines(
                     width = len(names)
                     lemma_at, form_at, tags_at = _positions(names)
             if len(fields) != width:  # width 0: the format could not be detected
-                fail(number, _width_problem(len(fields), names, resolved), line)
+                problem = _width_problem(len(fields), names, resolved)
+                if "\r" in line:
+                    problem += (
+                        "; the line holds carriage returns (CR): if the file has old Mac line "
+                        "endings (CR alone), convert them to LF (tr '\\r' '\\n')"
+                    )
+                fail(number, problem, line)
                 continue
         lemma = fields[lemma_at]
         tags_text = fields[tags_at]
@@ -673,7 +711,7 @@ def iter_examples(
                     source,
                     number,
                     f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
-                    raw.decode("utf-8", "backslashreplace"),
+                    raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
                 ) from None
         else:
             line = raw

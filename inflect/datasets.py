@@ -292,11 +292,8 @@ def locate_file(entry: ManifestFile, data_dir: str | os.PathLike[str] | None = N
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
     """SHA-256 of a file's bytes (64 lowercase hex digits)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass(frozen=True)
@@ -448,16 +445,27 @@ def fetch(
                     progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
 
             existing = locate_file(entry, folder)
-            if existing is not None and sha256_of(existing) == entry.sha256:
+            found = sha256_of(existing) if existing is not None else None
+            if found == entry.sha256:
                 present.append(existing)
                 emit("present", entry.size, entry.size)
                 continue
             if not downloaded:  # before the first download: can the folder be written?
                 check_output_folder(folder)
             emit("start")
-            _download(
-                entry, target, lambda done, total: emit("progress", done, total), timeout, created
-            )
+            try:
+                _download(
+                    entry, target, lambda done, total: emit("progress", done, total), timeout,
+                    created,
+                )
+            except FetchError as exc:
+                if found is None:
+                    raise
+                raise FetchError(
+                    f"{existing} is there but fails its SHA-256 check (the manifest has "
+                    f"{entry.sha256}, the file {found}: edited, truncated or another version), "
+                    f"and downloading it again failed: {exc}"
+                ) from None
             downloaded.append(target)
             emit("done", entry.size, entry.size)
     except BaseException:

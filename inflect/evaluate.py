@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inflect import defaults
-from inflect.data import Example, Format, language_from_filename, read_examples
+from inflect.data import Example, Format, language_of_file, read_examples
 from inflect.scoring import score_predictions
 from inflect.sparsity import sparsity_statistics
 
@@ -241,9 +241,11 @@ def load_gold(
                 f"{len(languages)} language(s) for {len(gold_files)} gold file(s); give one "
                 "--lang per --gold, or none to take the language from the file names"
             )
-        names = [
-            resolve(n).name for n in (languages or [language_from_filename(p) for p in gold_files])
-        ]
+        names = (
+            [resolve(n).name for n in languages]
+            if languages
+            else [language_of_file(p) for p in gold_files]
+        )
         gold: list[Example] = []
         for path, name in zip(gold_files, names, strict=True):
             gold.extend(read_examples(path, name, fmt))

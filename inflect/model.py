@@ -888,7 +888,9 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     ``torch.device(device)`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``, a :class:`torch.device`).
 
     Raises:
-        ValueError: CUDA requested but not available, or a string torch cannot parse.
+        ValueError: CUDA requested but not available, a CUDA index beyond the devices there
+            are, a string torch cannot parse, or a device type other than CPU and CUDA (``mps``,
+            ``xpu``, ``meta``…: the model's kernels run on those two only).
     """
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -898,6 +900,16 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
         raise ValueError(
             f"unknown device {device!r} (use auto, cpu, cuda or cuda:N): {exc}"
         ) from None
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(
+            f"device {str(device)!r} is not supported: sparse-inflect runs on the CPU or on CUDA "
+            "(use auto, cpu, cuda or cuda:N)"
+        )
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda requested but CUDA is not available")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"--device {dev} requested but there are {torch.cuda.device_count()} CUDA device(s)"
+            " (cuda:0 …)"
+        )
     return dev

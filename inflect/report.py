@@ -516,7 +516,9 @@ def _forms_text(
 
 def _summary_lines(report: AmbiguityReport) -> list[str]:
     lines = [
-        f"inputs: {report.inputs:,}",
+        f"inputs: {report.inputs:,}"
+        + (f" (and {report.rejected:,} rejected: the model cannot take them)"
+           if report.rejected else ""),
         f"ambiguous (more than one nonzero-probability form): {report.ambiguous:,} "
         f"({_share(report.ambiguous_share)} %)",
         f"tag bundles with ambiguous inputs: {len(report.groups):,}",

@@ -288,14 +288,21 @@ MIN_MATCHED = 0.1
 
 
 def _check_pairing(frame: pd.DataFrame, files: dict[str, tuple[Any, Any]]) -> None:
-    """Refuse a pair of files that barely overlap: a prediction file of another language or
-    split than its gold file would otherwise score a plausible-looking 0%.
+    """Refuse a pair of files that barely overlap (a prediction file of another language or
+    split than its gold file would otherwise score a plausible-looking 0%), or an empty
+    prediction file.
 
     Raises:
         ValueError: naming the language, the files and the counts.
     """
     for row in frame[frame["language"] != MACRO].itertuples(index=False):
         matched = row.n - row.missing
+        if row.n and not matched and not row.extra:
+            pred, gold = files[row.language]
+            raise ValueError(
+                f"{pred} holds no prediction: all {row.n:,} gold inputs of {gold} would score as "
+                "empty; is it the right file (or did the system that wrote it fail)?"
+            )
         if matched < MIN_MATCHED * row.n and row.extra > matched:
             pred, gold = files[row.language]
             raise ValueError(

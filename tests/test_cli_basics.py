@@ -14,3 +14,13 @@ def test_version():
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
     assert __version__ in result.output
+
+
+def test_train_help_names_every_preset():
+    from inflect.model import PRESETS
+
+    result = CliRunner().invoke(main, ["train", "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for name in PRESETS:
+        assert name in text, f"train --help does not name the preset {name!r}"

@@ -172,6 +172,23 @@ def test_undecodable_bytes(tmp_path):
     with pytest.raises(DataFormatError, match=r"german-dev:2: bytes that are not UTF-8") as info:
         read_examples(path)
     assert info.value.line == 2
+    # the line shown once escaped, the bad byte as U+FFFD (before: 'Geh\\xe4use', escaped twice)
+    assert str(info.value).endswith(" ('Geh\ufffduse\\tGeh\ufffduse\\tN;SG')")
+
+
+def test_a_long_offending_line_is_cut_in_the_message(tmp_path):
+    path = write(tmp_path / "x-dev", "a" * 20_000 + "\n")
+    with pytest.raises(DataFormatError, match=r"x-dev:1: cannot detect the format") as info:
+        read_examples(path)
+    assert info.value.value == "a" * 20_000  # the attribute keeps the whole line
+    assert str(info.value).endswith(f" ('{'a' * 120}'…, 20,000 characters in all)")
+
+
+def test_bare_cr_line_endings_are_named(tmp_path):
+    path = write(tmp_path / "x-dev", "Haus\tHäuser\tN;NOM;PL\rKatze\tKatzen\tN;NOM;PL\r")
+    with pytest.raises(DataFormatError, match=r"x-dev:1: cannot detect the format") as info:
+        read_examples(path)
+    assert "carriage returns (CR)" in str(info.value) and "convert them to LF" in str(info.value)
 
 
 def test_field_count_may_not_change_within_a_file(tmp_path):

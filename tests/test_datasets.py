@@ -330,6 +330,27 @@ def test_fetch_unreachable_host_says_so_plainly(tmp_path, upstream):
     assert not target.exists()  # no empty folder left behind
 
 
+def test_fetch_offline_says_when_the_local_copy_fails_its_checksum(tmp_path, upstream):
+    _, entries, expected = upstream
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    manifest = _manifest(
+        tmp_path / "toy.toml", f"http://127.0.0.1:{port}/{{upstream}}", entries[:1]
+    )
+    local = tmp_path / "data" / "toy" / "toy-dev"
+    local.parent.mkdir(parents=True)
+    local.write_bytes(expected["toy/toy-dev"] + b"an added line\n")
+    edited = hashlib.sha256(local.read_bytes()).hexdigest()
+    with pytest.raises(FetchError) as info:
+        fetch(manifest, data_dir=tmp_path / "data", timeout=5)
+    message = str(info.value)
+    assert f"{local} is there but fails its SHA-256 check" in message
+    assert f"the manifest has {entries[0]['sha256']}, the file {edited}" in message
+    assert "offline or the host is unreachable" in message
+    assert local.read_bytes() == expected["toy/toy-dev"] + b"an added line\n"  # left as it was
+
+
 def test_fetch_http_error(tmp_path, upstream):
     root, entries, _ = upstream
     entries[0]["upstream"] = "task1/absent"

@@ -530,6 +530,13 @@ def test_mispaired_prediction_and_gold_files_are_an_error(tmp_path):
     result = run("evaluate", "--pred", str(partial), "--gold", str(gold), "--format", "table")
     assert result.exit_code == 0, result.output
     assert re.search(r"finnish\s*│\s*20\s*│\s*5\.00", result.output)  # 1 of 20 right
+    # an empty prediction file: refused, not a silent 0%
+    empty = tmp_path / "empty.pred"
+    empty.write_text("", encoding="utf-8")
+    result = run("evaluate", "--pred", str(empty), "--gold", str(gold))
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert f"{empty} holds no prediction: all 20 gold inputs of {gold} would score" in message
 
 
 def test_covered_test_split_is_refused_before_predicting():

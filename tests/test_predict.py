@@ -456,11 +456,22 @@ def registry(folder: Path, text: str) -> Path:
 
 
 def test_models_on_an_empty_registry(tmp_path, monkeypatch):
-    for folder in (registry(tmp_path / "a", "version = 1\n"), tmp_path / "none"):
-        assert list_models(folder) == []
-        res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
-        assert res.exit_code == 0
-        assert "no shipped models" in res.stdout
+    folder = registry(tmp_path / "a", "version = 1\n")
+    assert list_models(folder) == []
+    res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
+    assert res.exit_code == 0
+    assert "no shipped models" in res.stdout
+    # a folder that does not exist, or has no registry, is a mistake, not an empty registry
+    (tmp_path / "bare").mkdir()
+    for folder, what in ((tmp_path / "none", "does not exist"), (tmp_path / "bare", "has no")):
+        with pytest.raises(RegistryError, match=what):
+            list_models(folder)
+        res = run("models", "--models-dir", str(folder))
+        assert res.exit_code == 1
+        assert f"--models-dir / $INFLECT_MODELS_DIR {folder} {what}" in res.output
+        res = run("predict", "--lang", "de", "Haus", "N;DAT;PL",
+                  env={"INFLECT_MODELS_DIR": str(folder)})
+        assert res.exit_code == 1 and what in res.output
     # the shipped registry: what list_models() gives is the TOML file read here with tomllib
     monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
     shipped = REPO / "inflect" / "models"
@@ -552,10 +563,19 @@ def test_malformed_registry_is_named(tmp_path, text, message):
     assert str(folder / "registry.toml") in str(info.value)
 
 
-def test_missing_member_file_is_an_incomplete_installation(tmp_path):
+def test_missing_member_file_is_an_incomplete_installation(tmp_path, monkeypatch):
+    import inflect.models
+
     folder = registry(tmp_path, '[german]\nmembers = ["gone.safetensors"]\n')
-    with pytest.raises(RegistryError, match="installation is incomplete"):
+    # the user's own models folder: reinstalling would not help
+    with pytest.raises(RegistryError, match=r"correct the members in .*registry\.toml") as info:
         default_model("german", folder)
+    assert "gone.safetensors" in str(info.value) and "reinstall" not in str(info.value)
+    # the same registry as the package's own folder: a broken installation
+    monkeypatch.setattr(inflect.models, "_PACKAGE_DIR", folder)
+    monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
+    with pytest.raises(RegistryError, match="installation is incomplete, reinstall"):
+        default_model("german")
 
 
 @pytest.mark.slow

@@ -328,6 +328,12 @@ def test_output_under_a_file_is_a_clear_error_before_any_work(tmp_path, monkeypa
     assert result.stderr == (
         f"Error: cannot write {blocker}/res/de.parquet: {blocker} is a file, not a folder\n"
     )
+    # a folder as the prefix would write hidden files named .parquet, .csv and .svg in it
+    for prefix in (str(tmp_path), f"{tmp_path}/results/"):
+        result = run("evaluate", "--pred", gold, "--gold", gold, "--out", prefix)
+        assert result.exit_code == 2
+        assert "is a folder; --out takes a PREFIX of file names" in " ".join(result.stderr.split())
+    assert not list(tmp_path.glob(".*")) and not (tmp_path / "results").exists()
 
 
 def test_report_and_explain_check_their_output_first(ckpt, tmp_path):  # noqa: F811

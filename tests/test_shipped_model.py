@@ -96,6 +96,8 @@ def test_report_ambiguity_defaults_to_the_shipped_model(tmp_path):
 def test_no_model_and_no_shipped_model_is_a_clear_error(tmp_path):
     gold = tmp_path / "finnish-gold"
     gold.write_text("talo\ttalossa\tN;IN+ESS;SG\n", encoding="utf-8")
+    (tmp_path / "no-models").mkdir()
+    (tmp_path / "no-models" / "registry.toml").write_text("version = 2\n", encoding="utf-8")
     out = CliRunner().invoke(
         main,
         ["evaluate", "--lang", "finnish", "--gold", str(gold)],
@@ -279,3 +281,59 @@ def test_setting_option_chooses_the_medium_model_on_the_command_line():
     )
     assert b.exit_code == 0, b.output
     assert json.loads(a.output)["forms"] == json.loads(b.output)["forms"]
+    # --setting with --model (or --pred) would be ignored: refused before any work, every command
+    for command in (
+        ["predict", "--lang", "finnish", "talo", "N;IN+ESS;SG", *explicit],
+        ["explain", "--lang", "finnish", "talo", "N;IN+ESS;SG", *explicit],
+        ["evaluate", "--lang", "finnish", *explicit],
+        ["evaluate", "--pred", str(SHIPPED / "registry.toml"), "--gold", str(README)],
+        ["report", "ambiguity", "--lang", "finnish", *explicit],
+    ):
+        c = CliRunner().invoke(main, [*command, "--setting", "high"])
+        assert c.exit_code == 2, (command, c.output)
+        assert "--setting chooses among the shipped models; with --" in c.output, command
+
+
+def test_report_ambiguity_says_which_inputs_the_model_rejected(tmp_path):
+    # a fourth line the German model cannot take (an unknown feature): before, it vanished
+    gold = tmp_path / "german-gold"
+    gold.write_text(GOLD + "Haus\tHäusern\tN;FOO;PL\n", encoding="utf-8")
+    out_file = tmp_path / "amb.md"
+    out = CliRunner().invoke(
+        main,
+        ["report", "ambiguity", "--lang", "german", "--gold", str(gold), "--out", str(out_file)],
+    )
+    assert out.exit_code == 0, out.output
+    assert f"rejected (not in the report): {gold}:4: unknown UniMorph feature 'FOO'" in out.output
+    assert "- inputs: 3 (and 1 rejected: the model cannot take them)" in out_file.read_text(
+        encoding="utf-8"
+    )
+
+
+def test_evaluate_says_the_language_comes_from_the_gold_file_name(tmp_path):
+    gold = tmp_path / "my-data.tsv"
+    gold.write_text(GOLD, encoding="utf-8")
+    out = CliRunner().invoke(main, ["evaluate", "--lang", "german", "--gold", str(gold)])
+    assert out.exit_code == 0, out.output  # --lang given: the name does not matter
+    model = str(REPO / "inflect" / "models" / "german-high")
+    out = CliRunner().invoke(main, ["evaluate", "--model", model, "--gold", str(gold)])
+    assert out.exit_code == 1
+    message = " ".join(out.output.split())
+    assert f"{gold}: its language is taken from the file name, and unknown language 'my-data'" in (
+        message
+    )
+    assert "give the language with --lang" in message
+
+
+def test_explain_warns_of_symbols_unseen_in_training_as_predict_does():
+    warned = []
+    for command in ("predict", "explain"):
+        out = CliRunner().invoke(
+            main, [command, "--lang", "german", "Haus😀", "N;DAT;PL", "--format", "tsv"]
+        )
+        assert out.exit_code == 0, out.output
+        warned.append([line for line in out.stderr.splitlines() if line.startswith("warning:")])
+    assert warned[0] == warned[1] == [
+        "warning: symbol '😀' (U+1F600) of lemma 'Haus😀' was not seen in training; the model "
+        "reads it as the unknown symbol"
+    ]

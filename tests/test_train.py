@@ -143,6 +143,13 @@ def test_device_names_resolve_or_fail_clearly():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA is not available"):
             resolve_device("cuda")
+    else:
+        with pytest.raises(ValueError, match="CUDA device"):
+            resolve_device(f"cuda:{torch.cuda.device_count()}")
+    # device types torch parses but the model does not run on: one line, not a traceback later
+    for name in ("mps", "xpu", "meta", "hip"):
+        with pytest.raises(ValueError, match=f"device '{name}' is not supported"):
+            resolve_device(name)
 
 
 def test_load_model_errors_are_clear(tmp_path):

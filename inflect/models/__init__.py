@@ -184,7 +184,15 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
     """language -> every model serving it (with that language's dev accuracy)."""
     path = folder / REGISTRY_FILE
     if not path.is_file():
-        return {}
+        given = "the shipped models' folder" if folder == _PACKAGE_DIR else (
+            f"--models-dir / ${MODELS_ENV} {folder}"
+        )
+        what = "does not exist" if not folder.exists() else f"has no {REGISTRY_FILE}"
+        raise RegistryError(
+            f"{given} {what}: a models folder holds {REGISTRY_FILE} and the members' files"
+            + ("; the installation is incomplete, reinstall sparse-inflect"
+               if folder == _PACKAGE_DIR else "")
+        )
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -236,10 +244,11 @@ def list_models(
         every: every (language, model) pair, not only each language's default.
 
     Returns:
-        The entries; an empty list when the registry lists none (or the folder has no registry).
+        The entries; an empty list when the registry lists none.
 
     Raises:
-        RegistryError: the registry is not valid TOML or an entry is malformed (file, table, key).
+        RegistryError: the folder or its registry does not exist, the registry is not valid TOML
+            or an entry is malformed (file, table, key).
     """
     served = _read(models_dir(models_dir_override))
     if every:
@@ -264,7 +273,8 @@ def default_model(
         UnknownLanguageError: no language has this name (the message lists the closest).
         NoDefaultModelError: no shipped model for the language, or none of ``setting`` (the
             message lists the languages or the settings that have one).
-        RegistryError: the registry is malformed, or a member file is missing.
+        RegistryError: the folder or its registry does not exist, the registry is malformed,
+            or a member file is missing.
     """
     from inflect.languages import resolve
 
@@ -289,8 +299,14 @@ def default_model(
     else:
         entry = _best(candidates)
     if entry.missing:
-        raise RegistryError(
-            f"the shipped {spec.name} model lacks {', '.join(map(str, entry.missing))}; "
+        folder = models_dir(models_dir_override)
+        advice = (
             "the installation is incomplete, reinstall sparse-inflect"
+            if folder == _PACKAGE_DIR
+            else f"copy the file(s) there or correct the members in {folder / REGISTRY_FILE}"
+        )
+        raise RegistryError(
+            f"the {spec.name} model {entry.name!r} lacks {', '.join(map(str, entry.missing))}; "
+            + advice
         )
     return entry

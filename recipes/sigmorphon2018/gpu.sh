@@ -26,7 +26,8 @@ for setting in high medium; do
             --preset paper --batch-size 256 --dev-sample 100 --epochs 60 --patience 5 \
             --seed "$seed" --device cuda --checkpoint-minutes 1 --out "$run" $resume \
             > "$run.log" 2>&1
-        echo "$setting seed $seed: trained $(( $(date +%s) - start )) s (status $?)"
+        status=$?   # 124: stopped by the timeout (resumable), 0: finished
+        echo "$setting seed $seed: trained $(( $(date +%s) - start )) s (status $status)"
         grep -E "device|epoch +[0-9]+ " "$run.log" | tail -4
         members="${members:+$members,}$run"
     done
