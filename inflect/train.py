@@ -85,7 +85,8 @@ __all__ = [
 ]
 
 #: ``progress(event, info)`` receives "start", "estimate", "batch", "checkpoint", "epoch", "end"
-#: and "interrupted" events.
+#: and "interrupted" events; a resumed run that had finished gets "finished_before" (``epochs``,
+#: ``max_epochs``, ``stopped_early``) instead of "start".
 ProgressCallback = Callable[[str, dict[str, Any]], None]
 
 
@@ -1117,7 +1118,11 @@ class Trainer:
     def _run(self, stop: _StopRequests) -> TrainResult:
         self._setup()
         st = self.state
-        self.notify("start", self._start_info())
+        if st.finished:  # resumed after its end: nothing to train, the selected model stays
+            self.notify("finished_before", {"epochs": st.epoch, "max_epochs": self.config.max_epochs,
+                                            "stopped_early": st.stopped_early})
+        else:
+            self.notify("start", self._start_info())
         try:
             while not st.finished:
                 if not self._run_epoch(stop):

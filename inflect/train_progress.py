@@ -104,6 +104,11 @@ class RichProgress:
                 style="yellow",
             )
 
+    def _on_finished_before(self, info: dict[str, Any]) -> None:
+        how = "stopped early" if info["stopped_early"] else f"reached --epochs {info['max_epochs']}"
+        more = "" if info["stopped_early"] else "; a larger --epochs continues it"
+        self._print(f"nothing to train: the run {how} at epoch {info['epochs']}{more}")
+
     def _on_estimate(self, info: dict[str, Any]) -> None:
         self._print(
             f"about {duration(info['seconds_per_epoch'])} per epoch (training part); "

@@ -545,4 +545,13 @@ def test_resume_reads_languages_and_setting_from_the_run(tmp_path):
     again = CliRunner().invoke(main, ["train", "--resume", "--epochs", "2", *base[2:]])
     assert again.exit_code == 0, again.output
     assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
+    # resumed once more, past its last epoch: says so, trains nothing (before: "epoch 3/2")
+    weights = (out / "model.safetensors").read_bytes()
+    done = CliRunner().invoke(main, ["train", "--resume", *base[2:]])
+    assert done.exit_code == 0, done.output
+    text = " ".join(done.output.split())
+    assert "nothing to train: the run reached --epochs 2 at epoch 2; a larger --epochs" in text
+    assert "epoch 3/2" not in text
+    assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
+    assert (out / "model.safetensors").read_bytes() == weights
     assert CliRunner().invoke(main, ["train", "--out", str(tmp_path / "x")]).exit_code == 2
