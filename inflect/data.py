@@ -544,6 +544,11 @@ def parse_lines(
                     lemma_at, form_at, tags_at = _positions(names)
             if len(fields) != width:  # width 0: the format could not be detected
                 problem = _width_problem(len(fields), names, resolved)
+                if number == 1 and fields[:3] == ["lemma", "tags", "language"]:
+                    problem += (
+                        "; this is the header of `inflect predict --format tsv` output: for "
+                        "scoring, write the predictions with `inflect predict --format 2018`"
+                    )
                 if "\r" in line:
                     problem += (
                         "; the line holds carriage returns (CR): if the file has old Mac line "

@@ -309,3 +309,14 @@ def test_every_shared_file_loads_with_expected_totals(conll2018):
         assert (pairs[split], languages[split]) == (n_pairs, n_languages), split
     assert languages["dev"] == languages["covered-test"] == 103
     assert forms_missing == 0
+
+
+def test_predict_tsv_output_given_as_data_says_which_format_to_use(tmp_path):
+    from inflect.report import PREDICTION_TSV_COLUMNS
+
+    header = "\t".join(PREDICTION_TSV_COLUMNS)
+    path = write(tmp_path / "german.pred", header + "\nHaus\tN;DAT;PL\tgerman\tfull\t1\t1\tHäusern\t1.0\n")
+    with pytest.raises(DataFormatError, match=r"german.pred:1: cannot detect the format") as info:
+        read_examples(path, "german")
+    assert "header of `inflect predict --format tsv` output" in str(info.value)
+    assert "`inflect predict --format 2018`" in str(info.value)
