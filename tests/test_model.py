@@ -162,8 +162,9 @@ def test_learnable_attention_alpha_gets_a_gradient():
     assert float(model.attention_alpha.detach()) == pytest.approx(1.5)
     loss, n = model.loss(batch_of(model))
     (loss / n).backward()
-    assert model.attention_alpha_raw.grad is not None
-    assert torch.isfinite(model.attention_alpha_raw.grad)
+    grad = model.attention_alpha_raw.grad
+    assert grad is not None and torch.isfinite(grad)
+    assert float(grad.abs()) > 0  # α is in the graph, not merely a leaf that got a zero
 
 
 # ----------------------------------------------------------------------------------- masking
@@ -193,12 +194,21 @@ def oracle_mapping(scores: torch.Tensor, alpha: float) -> torch.Tensor:
 
 
 def attention_oracle(model, state, new_state, alpha: float) -> torch.Tensor:
-    """Attention weights (N, S) recomputed from public tensors: the scores of the encoder keys
-    ``state.source.keys`` (gathered to the N rows, (N, S, H)) against the decoder's output, the top LSTM layer's hidden state
-    ``new_state.h[-1]`` (N, H), in float64 with plain torch ops (Luong et al. 2015, §3.1: general
+    """Attention weights (N, S) recomputed from public tensors: the scores of the encoder
+    outputs ``state.source.memory`` h̄_s (gathered to the N rows, (N, S, H)) against the
+    decoder's output, the top LSTM layer's hidden state ``new_state.h[-1]`` (N, H), in float64
+    with plain torch ops from the model's weights (Luong et al. 2015, §3.1: general
     ``h_t·W_a h̄_s``, dot ``h_t·h̄_s``, concat/mlp ``v·tanh(W_q h_t + W_m h̄_s + b)``), then the
-    named mapping applied by the ``entmax`` package to each row's real source positions."""
-    keys = state.per_row(state.source.keys).double()
+    named mapping applied by the ``entmax`` package to each row's real source positions. The
+    keys are projected here, not taken from the model's precomputed ``state.source.keys``."""
+    memory = state.per_row(state.source.memory).double()
+    if model.config.attention_score == "dot":
+        keys = memory
+    else:
+        w = model.score_proj.weight.double()
+        keys = memory @ w.T
+        if model.score_proj.bias is not None:
+            keys = keys + model.score_proj.bias.double()
     query = new_state.h[-1].double()
     if model.config.attention_score == "mlp":
         w_q = model.score_query.weight.double()

@@ -246,8 +246,16 @@ def test_loss_modules_and_learnable_alpha():
         (S.EntmaxLoss(1.0), lambda a, b: F.cross_entropy(a, b)),
     ]:
         torch.testing.assert_close(mod(x, t), fn(x, t), atol=1e-6, rtol=0)
-    alpha = torch.nn.Parameter(torch.tensor(1.4))
+    alpha = torch.nn.Parameter(torch.tensor(1.4, dtype=torch.float64))
     mod = S.EntmaxLoss(alpha)
     assert [n for n, _ in mod.named_parameters()] == ["alpha"]
-    mod(x, t).backward()
+    x64 = x.double()
+    mod(x64, t).backward()
     assert alpha.grad is not None and math.isfinite(float(alpha.grad))
+    # dL/dα against a central finite difference of the loss in α (float64)
+    h = 1e-5
+    with torch.no_grad():
+        up = float(S.EntmaxLoss(torch.tensor(1.4 + h, dtype=torch.float64))(x64, t))
+        down = float(S.EntmaxLoss(torch.tensor(1.4 - h, dtype=torch.float64))(x64, t))
+    assert abs((up - down) / (2 * h)) > 1e-3  # a gradient there is to check
+    assert float(alpha.grad) == pytest.approx((up - down) / (2 * h), rel=1e-4, abs=1e-7)

@@ -236,7 +236,7 @@ def test_mapping_alpha(name, expected):
 
 @pytest.mark.parametrize("bad", ["tanh", "entmax:", "entmax:abc", "0", "-1", "nan", "entmax:inf"])
 def test_mapping_alpha_rejects(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"(unknown mapping|α must be finite and > 0, got) '{bad}'"):
         S.mapping_alpha(bad)
 
 

@@ -104,28 +104,35 @@ def test_checkpoint_round_trip_without_data(tmp_path):
         out,
         device="cpu",
         max_epochs=2,
+        precision="float32",  # the dev loss recorded in training is then the loaded model's
     )
     metrics = pd.read_csv(out / "metrics.csv")
     assert list(metrics.epoch) == [1, 2]
     assert set(metrics.columns) >= {"train_loss", "dev_loss", "dev_accuracy", "learning_rate"}
+    before = load_model(out)
     moved = tmp_path / "elsewhere"
     shutil.copytree(out, moved)
     shutil.rmtree(out)
     loaded = load_checkpoint(moved / MODEL_FILE)
-    model, meta = loaded.network, loaded.metadata
+    meta = loaded.metadata
     assert meta["versions"]["torch"] == torch.__version__
     assert meta["model"]["config"]["seed"] == 1
     assert len(meta["metrics"]) == 2 and meta["training"]["best_epoch"] in (1, 2)
     best = meta["training"]["best_epoch"]
     assert meta["metrics"][best - 1]["dev_accuracy"] == metrics.dev_accuracy.max()
-    # same weights as the best epoch's, same outputs as before
+    # the moved checkpoint: the same weights and outputs as before the move
     again = load_model(moved, device="auto")
     again.cpu()
-    for k, v in model.state_dict().items():
+    for k, v in before.state_dict().items():
         assert torch.equal(v, again.state_dict()[k])
-    batch = make_batch(model, dev_items)
+    batch = make_batch(before, dev_items)
     with torch.no_grad():
-        assert torch.equal(model.loss(batch)[0], again.loss(batch)[0])
+        assert torch.equal(before.loss(batch)[0], again.loss(batch)[0])
+        loss, n = again.loss(make_batch(again, dev_items))
+    # ... and the best epoch's weights: their dev loss (mean per target symbol) is the one the
+    # trainer recorded for that epoch, not the other epoch's
+    assert abs(metrics.dev_loss[0] - metrics.dev_loss[1]) > 1e-4
+    assert float(loss) / n == pytest.approx(metrics.dev_loss[best - 1], rel=1e-5)
     # only tensors and JSON inside: safetensors metadata parses as JSON
     with safe_open(str(moved / MODEL_FILE), "pt") as fh:
         json.loads(fh.metadata()["sparse_inflect"])
