@@ -527,7 +527,7 @@ def parse_lines(
     for number, line in enumerate(lines, start=1):
         if line and line[-1] == "\r":
             line = line[:-1]
-            stats.crlf_lines += 1
+            stats.crlf_lines += int("\r" not in line)  # not a bare-CR file read as one line
         fields = line.split("\t")
         if len(fields) != width or number in bad_lines:
             # The slow path: blank lines, format detection, wrong field counts.

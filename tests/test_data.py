@@ -189,6 +189,7 @@ def test_bare_cr_line_endings_are_named(tmp_path):
     with pytest.raises(DataFormatError, match=r"x-dev:1: cannot detect the format") as info:
         read_examples(path)
     assert "carriage returns (CR)" in str(info.value) and "convert them to LF" in str(info.value)
+    assert check_file(path).stats.crlf_lines == 0  # not counted as one CRLF line ending
 
 
 def test_field_count_may_not_change_within_a_file(tmp_path):
