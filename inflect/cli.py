@@ -457,8 +457,8 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         out_prefix.endswith(("/", os.sep)) or os.path.isdir(out_prefix) or not out_prefix.strip()
     ):
         raise click.BadParameter(
-            f"{out_prefix!r} is a folder; --out takes a PREFIX of file names (results/de writes "
-            "results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
+            f"{out_prefix!r} names a folder; --out takes a PREFIX of file names (results/de "
+            "writes results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
     outputs = [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
     _check_outputs(*outputs)
     try:
@@ -743,6 +743,9 @@ def models_command(out_format, every, models_dir):
         entries = list_models(models_dir, every=every)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
+    lacking = {entry.name: entry.missing for entry in entries if entry.missing}
+    for name, missing in lacking.items():
+        click.echo(f"warning: the model {name!r} lacks {', '.join(map(str, missing))}", err=True)
     if not entries:
         registry = resolve_models_dir(models_dir) / REGISTRY_FILE
         click.echo(

@@ -162,13 +162,17 @@ class DataFormatError(ValueError):
 SHOWN_VALUE_CHARS = 120
 
 
+def quoted(text: str, limit: int = SHOWN_VALUE_CHARS) -> str:
+    """``repr(text)`` for an error message; a text longer than ``limit`` characters is cut there:
+    ``'aaaa'… (20,000 characters in all)``."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters in all)"
+
+
 def _shown_value(value: str | None) -> str:
-    """`` (value)`` for a message, a long value cut to :data:`SHOWN_VALUE_CHARS` characters."""
-    if value is None:
-        return ""
-    if len(value) <= SHOWN_VALUE_CHARS:
-        return f" ({value!r})"
-    return f" ({value[:SHOWN_VALUE_CHARS]!r}…, {len(value):,} characters in all)"
+    """`` (value)`` for a message, a long value cut (:func:`quoted`)."""
+    return "" if value is None else f" ({quoted(value)})"
 
 
 class TagBundle:
@@ -460,6 +464,17 @@ def _width_problem(found: int, names: tuple[str, ...], resolved: str | None) -> 
     )
 
 
+def _cr_hint(line: str) -> str:
+    """What to do about carriage returns inside a line (a file with CR-only line endings is read
+    as one line), or ``""``."""
+    if "\r" not in line:
+        return ""
+    return (
+        "; the line holds carriage returns (CR): if the file has old Mac line endings (CR alone), "
+        "convert them to LF (tr '\\r' '\\n')"
+    )
+
+
 def _control_in_fields(names: tuple[str, ...], fields: list[str]) -> str:
     """The message for the first field of a line that holds a control character."""
     for name, text in zip(names, fields, strict=True):
@@ -549,12 +564,7 @@ def parse_lines(
                         "; this is the header of `inflect predict --format tsv` output: for "
                         "scoring, write the predictions with `inflect predict --format 2018`"
                     )
-                if "\r" in line:
-                    problem += (
-                        "; the line holds carriage returns (CR): if the file has old Mac line "
-                        "endings (CR alone), convert them to LF (tr '\\r' '\\n')"
-                    )
-                fail(number, problem, line)
+                fail(number, problem + _cr_hint(line), line)
                 continue
         lemma = fields[lemma_at]
         tags_text = fields[tags_at]
@@ -570,7 +580,7 @@ def parse_lines(
             fail(number, _empty_fields(names, fields, empty_form), line)
             continue
         if controls and _CONTROL_IN_LINE.search(line):
-            fail(number, _control_in_fields(names, fields), line)
+            fail(number, _control_in_fields(names, fields) + _cr_hint(line), line)
             continue
         bundle = bundles.get(tags_text)
         if bundle is None:

@@ -52,7 +52,7 @@ from inflect import defaults
 from inflect.batching import Vocabularies, make_batch, output_symbols
 from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
-from inflect.data import Example, Format, TagBundle, control_problem, iter_examples
+from inflect.data import Example, Format, TagBundle, control_problem, iter_examples, quoted
 from inflect.languages import LanguageSpec, resolve
 from inflect.model import COPY_FEATURE
 from inflect.search import (
@@ -109,7 +109,8 @@ def _with_hint(feature: str, known: Iterable[str]) -> str:
     if match is None:
         close = difflib.get_close_matches(feature, known, n=1, cutoff=0.75)
         match = close[0] if close else None
-    return f"{feature!r} (did you mean {match!r}?)" if match else repr(feature)
+    name = quoted(feature, 40)
+    return f"{name} (did you mean {match!r}?)" if match else name
 
 
 class InputError(ValueError):
@@ -136,7 +137,7 @@ class InputError(ValueError):
         where = ""
         if source is not None:
             where = f"{source}:{line}: " if line is not None else f"{source}: "
-        shown = f" ({value!r})" if value is not None else ""
+        shown = f" ({quoted(value)})" if value is not None else ""
         super().__init__(f"{where}{what}{shown}")
 
 
@@ -824,7 +825,7 @@ class Predictor(Searcher):
             named = ", ".join(_with_hint(f, self.features) for f in unknown)
             raise InputError(
                 f"unknown UniMorph feature{plural} {named} in tag bundle "
-                f"{query.tags.text!r}; the model knows {len(self.features)} features: {known}",
+                f"{quoted(query.tags.text)}; the model knows {len(self.features)} features: {known}",
                 None,
                 src,
                 line,
@@ -833,7 +834,7 @@ class Predictor(Searcher):
             raise InputError(
                 f"lemma of {len(symbols)} symbols is longer than the model's limit of "
                 f"{self.max_input_len} symbols",
-                query.lemma if len(query.lemma) <= 60 else query.lemma[:57] + "...",
+                query.lemma,
                 src,
                 line,
             )

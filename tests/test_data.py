@@ -181,7 +181,7 @@ def test_a_long_offending_line_is_cut_in_the_message(tmp_path):
     with pytest.raises(DataFormatError, match=r"x-dev:1: cannot detect the format") as info:
         read_examples(path)
     assert info.value.value == "a" * 20_000  # the attribute keeps the whole line
-    assert str(info.value).endswith(f" ('{'a' * 120}'…, 20,000 characters in all)")
+    assert str(info.value).endswith(f" ('{'a' * 120}'… (20,000 characters in all))")
 
 
 def test_bare_cr_line_endings_are_named(tmp_path):
@@ -190,6 +190,11 @@ def test_bare_cr_line_endings_are_named(tmp_path):
         read_examples(path)
     assert "carriage returns (CR)" in str(info.value) and "convert them to LF" in str(info.value)
     assert check_file(path).stats.crlf_lines == 0  # not counted as one CRLF line ending
+    # two lines: the joined line has 3 fields (a CR inside the middle one), the same hint
+    path = write(tmp_path / "y-dev", "Haus\tN;DAT;PL\rKind\tN;NOM;PL\r")
+    with pytest.raises(DataFormatError, match=r"y-dev:1: control character U\+000D") as info:
+        read_examples(path)
+    assert "convert them to LF" in str(info.value)
 
 
 def test_field_count_may_not_change_within_a_file(tmp_path):

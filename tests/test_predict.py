@@ -571,6 +571,9 @@ def test_missing_member_file_is_an_incomplete_installation(tmp_path, monkeypatch
     with pytest.raises(RegistryError, match=r"correct the members in .*registry\.toml") as info:
         default_model("german", folder)
     assert "gone.safetensors" in str(info.value) and "reinstall" not in str(info.value)
+    listed = run("models", "--models-dir", str(folder))
+    assert listed.exit_code == 0  # listed, with a warning naming the missing file
+    assert f"warning: the model 'german' lacks {folder / 'gone.safetensors'}" in listed.stderr
     # the same registry as the package's own folder: a broken installation
     monkeypatch.setattr(inflect.models, "_PACKAGE_DIR", folder)
     monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)

@@ -332,7 +332,7 @@ def test_output_under_a_file_is_a_clear_error_before_any_work(tmp_path, monkeypa
     for prefix in (str(tmp_path), f"{tmp_path}/results/"):
         result = run("evaluate", "--pred", gold, "--gold", gold, "--out", prefix)
         assert result.exit_code == 2
-        assert "is a folder; --out takes a PREFIX of file names" in " ".join(result.stderr.split())
+        assert "names a folder; --out takes a PREFIX of file names" in " ".join(result.stderr.split())
     assert not list(tmp_path.glob(".*")) and not (tmp_path / "results").exists()
 
 

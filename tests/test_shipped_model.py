@@ -337,3 +337,12 @@ def test_explain_warns_of_symbols_unseen_in_training_as_predict_does():
         "warning: symbol '😀' (U+1F600) of lemma 'Haus😀' was not seen in training; the model "
         "reads it as the unknown symbol"
     ]
+
+
+def test_a_long_unknown_feature_is_cut_in_the_message():
+    tags = "N;DAT;PL;" + "X" * 20_000
+    out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", tags])
+    assert out.exit_code == 1
+    assert f"unknown UniMorph feature {'X' * 40!r}… (20,000 characters in all)" in out.output
+    assert f"in tag bundle {tags[:120]!r}… (20,009 characters in all)" in out.output
+    assert len(out.output) < 1_000  # before: the feature and the bundle whole, 40,000 characters
