@@ -80,7 +80,13 @@ def test_a_control_character_in_a_file_is_refused_with_file_line_and_code_point(
     fields[field] = fields[field][:2] + char + fields[field][2:]
     bad = "\t".join(fields)
     path = write(tmp_path / "german-dev", f"Maus\tMäuse\tN;NOM;PL\n{bad}\n")
-    expected = f"{path}:2: control character {named} in the {what} ({bad!r})"
+    hint = (
+        "; the line holds carriage returns (CR): if the file has old Mac line endings (CR alone), "
+        "convert them to LF (tr '\\r' '\\n')"
+        if char == "\r"
+        else ""
+    )
+    expected = f"{path}:2: control character {named} in the {what}{hint} ({bad!r})"
     with pytest.raises(DataFormatError) as info:
         read_examples(path)
     assert str(info.value) == expected
