@@ -81,6 +81,15 @@ def main() -> None:
     """
 
 
+#: `inflect train` options that set a config field: option name -> field.
+_TRAIN_CONFIG_OPTIONS = {
+    "attention": "attention_mapping", "output_mapping": "output_mapping",
+    "score": "attention_score", "learn_alpha": "learn_attention_alpha", "seed": "seed",
+    "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
+    "language_temperature": "language_temperature",
+}
+
+
 @main.command("train")
 @click.option("--lang", "lang", default=None,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
@@ -106,6 +115,9 @@ def main() -> None:
 @click.option("--patience", type=click.IntRange(min=1), default=None,
               help="Stop after this many epochs without better dev accuracy.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None)
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Adam's initial step size (default: the preset's, 1e-3; halved whenever the "
+                   "dev loss rises).")
 @click.option("--dev-sample", type=click.IntRange(min=0), default=None,
               help="Select the model on at most this many dev words per language (a fixed "
                    "sample; 0 = all; default: the preset's, 100 for cpu-small-plain, else "
@@ -125,11 +137,17 @@ def main() -> None:
 @click.option("--resume", is_flag=True, default=False,
               help="Continue the interrupted run saved in --out (its languages, setting and "
                    "hyperparameters).")
+@click.option("--init-from", type=click.Path(exists=True), default=None,
+              help="Start a new run from this model checkpoint's weights instead of random ones "
+                   "(a warm start: fine-tune it, or go on training a model whose run folder is "
+                   "gone). Its network and vocabularies are kept; the training options given "
+                   "here (--learning-rate, --seed, --epochs, ...) replace its own.")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
 def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
-                  preset, epochs, patience, batch_size, dev_sample, language_temperature,
-                  checkpoint_minutes, precision, device, threads, resume, data_dir):
+                  preset, epochs, patience, batch_size, learning_rate, dev_sample,
+                  language_temperature, checkpoint_minutes, precision, device, threads, resume,
+                  init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
@@ -143,7 +161,8 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
 
     from inflect.distributed import World
     from inflect.model import Config, resolve_device
-    from inflect.train import TrainingInterrupted, load_data, saved_run, train
+    from inflect.checkpoint import CheckpointError
+    from inflect.train import TrainingInterrupted, initial_config, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
     try:  # under torchrun, rank 0 alone speaks
@@ -151,26 +170,32 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     _set_threads(threads)
+    options = dict(
+        attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
+        learn_attention_alpha=learn_alpha or None, seed=seed, batch_size=batch_size,
+        learning_rate=learning_rate, dev_sample=dev_sample,
+        language_temperature=language_temperature,
+    )
+    ctx = click.get_current_context()
+    given = {name: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
+             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
+    if resume and init_from:
+        raise click.UsageError("--init-from starts a new run and --resume continues one; give "
+                               "one of them")
     try:
-        config = Config.from_preset(
-            preset, attention_mapping=attention, output_mapping=output_mapping,
-            attention_score=score, learn_attention_alpha=learn_alpha or None, seed=seed,
-            batch_size=batch_size, dev_sample=dev_sample,
-            language_temperature=language_temperature,
-        )
+        config = Config.from_preset(preset, **options)
+        if init_from:  # the checkpoint's config with the options given on the command line
+            preset_fields = {**PRESETS[preset], "preset": preset} if preset else {}
+            config = initial_config(init_from, **(preset_fields | given))
         if resume:  # the saved run's settings, unless some are given (then they must agree)
-            ctx = click.get_current_context()
-            given = [n for n in ("attention", "output_mapping", "score", "learn_alpha", "seed",
-                                 "preset", "batch_size", "dev_sample", "language_temperature")
-                     if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
-            config = config if given else None
+            config = config if given or preset else None
             saved = saved_run(out_dir)
             lang, setting = lang or saved["lang"], setting or saved["setting"]
         elif lang is None:
             raise click.UsageError("give --lang (a language, a comma-separated list or 'all')")
         resolve_device(device)  # a wrong --device fails before the data are read
         data = load_data(lang, setting or "high", data_dir)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
         raise click.ClickException(str(exc)) from None
     extra = data.description.get("smaller_settings")
     console.print(f"{len(data.train)} training and {len(data.dev)} dev examples "
@@ -183,7 +208,8 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
         try:
             result = train(config, data, out_dir, device=device, resume=resume,
                            max_epochs=epochs, patience=patience, progress=progress,
-                           checkpoint_seconds=seconds, precision=precision)
+                           checkpoint_seconds=seconds, precision=precision,
+                           init_from=init_from)
         except TrainingInterrupted as exc:
             console.print(str(exc), style="yellow", markup=False)
             raise SystemExit(130) from None

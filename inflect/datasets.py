@@ -26,7 +26,7 @@ import platformdirs
 
 from inflect._resources import data_path
 from inflect.defaults import SETTINGS
-from inflect.files import atomic_write
+from inflect.files import atomic_write, sha256_of
 from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
 from inflect.outputs import check_output_folder, make_folders, remove_empty_folders, reporting
 
@@ -288,12 +288,6 @@ def locate_file(entry: ManifestFile, data_dir: str | os.PathLike[str] | None = N
         if candidate.is_file():
             return candidate
     return None
-
-
-def sha256_of(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of a file's bytes (64 lowercase hex digits)."""
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass(frozen=True)

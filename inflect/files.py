@@ -10,6 +10,7 @@ temporary file behind.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -64,3 +65,9 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` as UTF-8, atomically (see :func:`atomic_write`)."""
     return atomic_write(path, lambda temp: temp.write_text(text, encoding="utf-8"))
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file's bytes (64 lowercase hex digits)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -53,7 +53,7 @@ from inflect import defaults
 from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
 from inflect.distributed import World
-from inflect.files import write_bytes
+from inflect.files import sha256_of, write_bytes
 from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
 from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
@@ -384,6 +384,106 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
     )
 
 
+#: Config fields a warm start (``--init-from``) may change: the training procedure's. The others
+#: describe the network and must be the initial model's.
+TRAINING_FIELDS = frozenset(
+    {
+        "learning_rate",
+        "batch_size",
+        "max_grad_norm",
+        "lr_decay",
+        "min_learning_rate",
+        "max_epochs",
+        "patience",
+        "max_decode_len",
+        "eval_batch_size",
+        "seed",
+        "preset",
+        "dev_sample",
+        "language_temperature",
+        "dropout",
+    }
+)
+
+
+def initial_config(path: str | Path, **given: Any) -> Config:
+    """The config of a run that starts from the model checkpoint ``path`` (a warm start): the
+    checkpoint's, with the options in ``given`` (None values ignored) on top.
+
+    Raises:
+        CheckpointError: ``path`` is not a model checkpoint.
+        ValueError: ``given`` changes the network (a field outside :data:`TRAINING_FIELDS`),
+            naming the field, the checkpoint's value and the given one.
+    """
+    saved = ckpt.load_checkpoint(path).network.config.to_dict()
+    given = {k: v for k, v in given.items() if v is not None}
+    fixed = [
+        f"{k}: the checkpoint's {saved[k]!r}, given {v!r}"
+        for k, v in given.items()
+        if k not in TRAINING_FIELDS and k in saved and saved[k] != v
+    ]
+    if fixed:
+        raise ValueError(
+            f"{path}: a warm start keeps the network of the checkpoint ("
+            + "; ".join(fixed)
+            + "); drop those options"
+        )
+    return Config.from_dict(saved | given)
+
+
+def warm_start_model(path: str | Path, config: Config, items: Sequence[Item]) -> Seq2Seq:
+    """The network of model checkpoint ``path``, to be trained further with ``config`` on
+    ``items`` (fine-tuning, or continuing a run whose trainer state is gone).
+
+    Args:
+        path: a model checkpoint (``model.safetensors`` or its folder, see
+            :func:`inflect.checkpoint.load_checkpoint`).
+        config: the run's hyperparameters; the fields outside :data:`TRAINING_FIELDS` must be
+            the checkpoint's (see :func:`initial_config`).
+        items: the training items; their symbols, UniMorph features and languages must be in
+            the checkpoint's vocabularies (a warm start cannot add embeddings).
+
+    Raises:
+        CheckpointError: ``path`` is not a model checkpoint.
+        ValueError: another network, or items with symbols, features or languages the
+            checkpoint has no embedding for (up to ten of each are named).
+    """
+    model = ckpt.load_checkpoint(path).network
+    saved, wanted = model.config.to_dict(), config.to_dict()
+    fixed = [k for k in saved if k not in TRAINING_FIELDS and saved[k] != wanted[k]]
+    if fixed:
+        raise ValueError(
+            f"{path}: a warm start keeps the network of the checkpoint; the config differs in "
+            + ", ".join(fixed)
+        )
+    unknown: dict[str, set[str]] = {}
+    vocabs = [
+        ("symbol", model.source_vocab, lambda it: it.source),
+        ("target symbol", model.target_vocab, lambda it: it.target),
+        ("feature", model.feature_vocab, lambda it: it.features),
+        ("language", model.language_vocab, lambda it: [it.language] if it.language else []),
+    ]
+    for name, vocab, get in vocabs:
+        for it in items:
+            missing = [s for s in get(it) if vocab is None or s not in vocab]
+            unknown.setdefault(name, set()).update(missing)
+    named = [
+        f"{len(v)} {k}(s) ({', '.join(repr(s) for s in sorted(v)[:10])}"
+        f"{', ...' if len(v) > 10 else ''})"
+        for k, v in unknown.items()
+        if v
+    ]
+    if named:
+        raise ValueError(
+            f"{path}: the training data have what the checkpoint has no embedding for: "
+            + "; ".join(named)
+            + "; train a new model (without --init-from) on these data"
+        )
+    model.config = config
+    model.train()
+    return model
+
+
 def encode_items(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> EncodedItems:
     """``items`` as ids of the model's vocabularies, once (see :class:`EncodedItems`)."""
     return EncodedItems(
@@ -677,6 +777,7 @@ class Trainer:
         progress: ProgressCallback | None = None,
         checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
         precision: str = "auto",
+        init_from: str | Path | None = None,
     ) -> None:
         if not data.train or not data.dev:
             raise ValueError("training and dev data must both be non-empty")
@@ -697,6 +798,9 @@ class Trainer:
             self.common["codec"] = data.codec.to_dict()
         self._lock = FileLock(str(self.out / ".lock"))
         self._resume, self._config = resume, config
+        self._init_from = None if init_from is None else Path(init_from)
+        if self._init_from is not None and resume:
+            raise ValueError("--init-from starts a new run; --resume continues one (not both)")
         self._overrides = (max_epochs, patience)
         self._precision = precision
         self._estimated = False
@@ -719,6 +823,8 @@ class Trainer:
             if self._config is not None:
                 _check_same_config(self.model.config, self._config)
             self._check_same_data(meta)
+            if "init_from" in meta:
+                self.common["init_from"] = meta["init_from"]
             self.state = RunState.from_dict(meta["state"])
             self._check_same_world()
             self.rng_state = {k[4:]: v for k, v in tensors.items() if k.startswith("rng.")}
@@ -729,7 +835,18 @@ class Trainer:
                 )
             if self._config is None:
                 raise ValueError("a fresh training run needs a config")
-            self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
+            if self._init_from is not None:
+                self.model = warm_start_model(self._init_from, self._config, self.data.train)
+                self.common["init_from"] = {
+                    "path": str(self._init_from),
+                    "sha256": sha256_of(
+                        self._init_from / ckpt.MODEL_FILE
+                        if self._init_from.is_dir()
+                        else self._init_from
+                    ),
+                }
+            else:
+                self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
             self.state = RunState(learning_rate=self._config.learning_rate)
         self.state.world_size = self.world.size
         self.config = config = self.model.config
@@ -1026,7 +1143,8 @@ class Trainer:
             self.model,
             languages=self.common["languages"],
             metrics=self.state.metrics,
-            training=self.state.summary(self.data),
+            training=self.state.summary(self.data)
+            | ({"init_from": self.common["init_from"]} if "init_from" in self.common else {}),
             codec=self.common.get("codec"),
         )
 
@@ -1248,6 +1366,7 @@ def train(
     progress: ProgressCallback | None = None,
     checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
     precision: str = "auto",
+    init_from: str | Path | None = None,
 ) -> TrainResult:
     """Train a model, select it on dev accuracy, and write a checkpoint folder.
 
@@ -1266,6 +1385,11 @@ def train(
         checkpoint_seconds: save the trainer state inside an epoch at least this often.
         precision: ``"auto"``: bfloat16 matrix products in the decoder where the hardware has
             them (CUDA autocast; CPUs with AVX512-BF16), float32 elsewhere; ``"float32"``.
+        init_from: a model checkpoint to start from instead of random weights (a warm start:
+            its network and vocabularies, trained further with ``config``, whose network fields
+            must be the checkpoint's, see :func:`initial_config`); recorded as ``init_from``
+            (path and SHA-256) in the training facts of ``model.safetensors``. Not with
+            ``resume``.
 
     Returns:
         A :class:`TrainResult`.
@@ -1276,7 +1400,9 @@ def train(
         TrainingInterrupted: on Ctrl-C or SIGTERM (the run is resumable).
         ValueError: on resume, a config that differs from the saved run's; a fresh run
             without a config; empty training or dev data; a run folder that cannot be
-            written or that another run is using.
+            written or that another run is using; ``init_from`` with ``resume``, with another
+            network, or with data outside its vocabularies (see :func:`warm_start_model`).
+        CheckpointError: ``init_from`` is not a model checkpoint.
     """
     return Trainer(
         config,
@@ -1289,6 +1415,7 @@ def train(
         progress=progress,
         checkpoint_seconds=checkpoint_seconds,
         precision=precision,
+        init_from=init_from,
     ).run()
 
 

@@ -25,7 +25,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import sys
@@ -58,14 +57,17 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
     training = meta.get("training") or {}
     data = training.get("data") or {}
     languages = [d["name"] for d in meta.get("languages", [])]
-    member_configs = [meta["model"]["config"]]
+    member_configs, member_trainings = [meta["model"]["config"]], [training]
     for path in paths[1:]:
-        member_configs.append(load_tensors(checkpoint_file(path))[1]["model"]["config"])
+        member_meta = load_tensors(checkpoint_file(path))[1]
+        member_configs.append(member_meta["model"]["config"])
+        member_trainings.append(member_meta.get("training") or {})
     return {
         "languages": languages,
         "setting": data.get("setting", ""),
         "config": meta["model"]["config"],
         "member_configs": member_configs,
+        "member_trainings": member_trainings,
         "data": data,
         "training": training,
     }
@@ -90,6 +92,10 @@ def command_of(facts: dict[str, Any], member: int) -> str:
         parts.append(f"--dev-sample {cfg['dev_sample']}")
     if cfg.get("language_temperature", 1.0) != 1.0:
         parts.append(f"--language-temperature {cfg['language_temperature']}")
+    trainings = facts.get("member_trainings") or [facts.get("training") or {}]
+    init = trainings[min(member, len(trainings)) - 1].get("init_from")
+    if init:  # a warm start: the checkpoint it began from, and its learning rate
+        parts.append(f"--init-from {init['path']} --learning-rate {cfg['learning_rate']:g}")
     parts.append(f"--epochs {cfg['max_epochs']} --patience {cfg['patience']}")
     parts.append(f"--out runs/{data.get('setting', 'run')}-member{member}")
     return " ".join(parts)
@@ -97,11 +103,9 @@ def command_of(facts: dict[str, Any], member: int) -> str:
 
 def members_digest(paths: list[Path]) -> list[str]:
     """SHA-256 of each member's checkpoint file, in ensemble order: what a cached score is for."""
-    digests = []
-    for path in paths:
-        with checkpoint_file(path).open("rb") as fh:
-            digests.append(hashlib.file_digest(fh, "sha256").hexdigest())
-    return digests
+    from inflect.files import sha256_of
+
+    return [sha256_of(checkpoint_file(path)) for path in paths]
 
 
 def evaluate_model(name: str, paths: list[Path], languages: list[str], args: argparse.Namespace):
