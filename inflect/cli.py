@@ -159,9 +159,9 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     """
     from rich.console import Console
 
-    from inflect.distributed import World
-    from inflect.model import Config, resolve_device
     from inflect.checkpoint import CheckpointError
+    from inflect.distributed import World
+    from inflect.model import PRESETS, Config, resolve_device
     from inflect.train import TrainingInterrupted, initial_config, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
