@@ -177,7 +177,7 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
         language_temperature=language_temperature,
     )
     ctx = click.get_current_context()
-    given = {name: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
+    given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
              if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
     if resume and init_from:
         raise click.UsageError("--init-from starts a new run and --resume continues one; give "

@@ -281,3 +281,24 @@ def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypat
     args.rescore = True
     ship.evaluate_model("x", [member], ["german", "finnish"], args)
     assert len(calls) == 6
+
+
+def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
+    from inflect.checkpoint import save_model
+    from inflect.train import build_model
+
+    ship = _load_ship()
+    config = Config.from_preset("tiny", learning_rate=5e-4, seed=3)
+    model = build_model(config, synthetic.items(20, seed=1, language="german"))
+    start = {"path": "runs/high-member1/model.safetensors", "sha256": "0" * 64}
+    save_model(tmp_path / "a", model, languages=[resolve("german").to_dict()],
+               training={"data": {"setting": "high"}})
+    save_model(tmp_path / "b", model, languages=[resolve("german").to_dict()],
+               training={"data": {"setting": "high"}, "init_from": start})
+    facts = ship.model_facts([tmp_path / "a", tmp_path / "b"])
+    assert "--init-from" not in ship.command_of(facts, 1)
+    assert ship.command_of(facts, 2) == (
+        "inflect train --lang german --setting high --attention entmax15 --output entmax15 "
+        "--seed 3 --preset tiny --init-from runs/high-member1/model.safetensors "
+        "--learning-rate 0.0005 --epochs 60 --patience 60 --out runs/high-member2"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -562,3 +563,69 @@ def test_resume_reads_languages_and_setting_from_the_run(tmp_path):
     assert list(pd.read_csv(out / "metrics.csv").epoch) == [1, 2]
     assert (out / "model.safetensors").read_bytes() == weights
     assert CliRunner().invoke(main, ["train", "--out", str(tmp_path / "x")]).exit_code == 2
+
+
+# --------------------------------------------------------------------------- warm start
+def test_warm_start_begins_at_the_checkpoints_weights_and_records_it(tmp_path):
+    train_items, dev_items = synthetic.items(64, seed=1), synthetic.items(16, seed=2)
+    data = TrainingData(train_items, dev_items, description={"languages": ["synth"]})
+    first = tmp_path / "first"
+    train(tiny_config(), data, first, device="cpu", max_epochs=1)
+    with safe_open(str(first / MODEL_FILE), "pt") as f:
+        start = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+
+    seen: dict[str, torch.Tensor] = {}
+
+    def at_start(event, info):  # the state written before the first update
+        if event == "start":
+            with safe_open(str(tmp_path / "second" / STATE_FILE), "pt") as f:
+                seen.update({k[6:]: f.get_tensor(k) for k in f.keys() if k.startswith("model.")})
+
+    config = tiny_config(learning_rate=2e-3, seed=7)
+    train(config, data, tmp_path / "second", device="cpu", max_epochs=1, progress=at_start,
+          init_from=first)
+    assert seen.keys() == start.keys()
+    assert all(torch.equal(seen[k], start[k]) for k in start)
+    loaded = load_checkpoint(tmp_path / "second")
+    assert loaded.network.config.learning_rate == 2e-3 and loaded.network.config.seed == 7
+    digest = hashlib.sha256((first / MODEL_FILE).read_bytes()).hexdigest()
+    assert loaded.metadata["training"]["init_from"] == {"path": str(first), "sha256": digest}
+    trained = load_model(tmp_path / "second").state_dict()
+    assert any(not torch.equal(trained[k], start[k]) for k in start)  # and it was trained
+
+
+def test_warm_start_refuses_another_network_and_unknown_symbols(tmp_path):
+    train_items, dev_items = synthetic.items(64, seed=1), synthetic.items(16, seed=2)
+    data = TrainingData(train_items, dev_items)
+    train(tiny_config(), data, tmp_path / "first", device="cpu", max_epochs=1)
+    with pytest.raises(ValueError, match="hidden_dim"):
+        train(tiny_config(hidden_dim=32), data, tmp_path / "b", device="cpu",
+              init_from=tmp_path / "first")
+    odd = [synthetic.Item(("q", "☃"), it.features, it.language, ("☃",)) for it in train_items[:2]]
+    with pytest.raises(ValueError, match="'☃'"):
+        train(tiny_config(), TrainingData(train_items + odd, dev_items), tmp_path / "c",
+              device="cpu", init_from=tmp_path / "first")
+    with pytest.raises(ValueError, match="--resume"):
+        train(tiny_config(), data, tmp_path / "first", device="cpu", resume=True,
+              init_from=tmp_path / "first")
+
+
+def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
+    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    first = tmp_path / "first"
+    args = [*_cli_train_args(data, "deu", "sparsemax")]
+    assert CliRunner().invoke(main, [*args, "--out", str(first)]).exit_code == 0
+    plain = ["train", "--lang", "deu", "--setting", "low", "--epochs", "1", "--device", "cpu",
+             "--data-dir", str(data), "--init-from", str(first)]
+    ok = CliRunner().invoke(main, [*plain, "--learning-rate", "0.002", "--out", str(tmp_path / "b")])
+    assert ok.exit_code == 0, ok.output
+    config = load_model(tmp_path / "b").config
+    assert (config.attention_mapping, config.output_mapping) == ("sparsemax", "softmax")
+    assert (config.learning_rate, config.preset) == (0.002, "tiny")
+    bad = CliRunner().invoke(main, [*plain, "--attention", "entmax15", "--out", str(tmp_path / "c")])
+    assert bad.exit_code != 0 and "attention_mapping" in bad.output and "sparsemax" in bad.output
+    both = CliRunner().invoke(main, [*plain, "--resume", "--out", str(first)])
+    assert both.exit_code == 2 and "--resume" in both.output
