@@ -297,6 +297,12 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
                training={"data": {"setting": "high"}, "init_from": start})
     facts = ship.model_facts([tmp_path / "a", tmp_path / "b"])
     assert "--init-from" not in ship.command_of(facts, 1)
+    # a start inside the member's own run folder: the command writes beside it
+    first = ship.model_facts([tmp_path / "b"])
+    assert ship.command_of(first, 1).endswith(
+        "--init-from runs/high-member1/model.safetensors --learning-rate 0.0005 --epochs 60 "
+        "--patience 60 --out runs/high-member1-warm"
+    )
     assert ship.command_of(facts, 2) == (
         "inflect train --lang german --setting high --attention entmax15 --output entmax15 "
         "--seed 3 --preset tiny --init-from runs/high-member1/model.safetensors "

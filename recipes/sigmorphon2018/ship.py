@@ -94,10 +94,13 @@ def command_of(facts: dict[str, Any], member: int) -> str:
         parts.append(f"--language-temperature {cfg['language_temperature']}")
     trainings = facts.get("member_trainings") or [facts.get("training") or {}]
     init = trainings[min(member, len(trainings)) - 1].get("init_from")
+    out = f"runs/{data.get('setting', 'run')}-member{member}"
     if init:  # a warm start: the checkpoint it began from, and its learning rate
         parts.append(f"--init-from {init['path']} --learning-rate {cfg['learning_rate']:g}")
+        if Path(init["path"]).parent == Path(out):  # the start's own run folder
+            out += "-warm"
     parts.append(f"--epochs {cfg['max_epochs']} --patience {cfg['patience']}")
-    parts.append(f"--out runs/{data.get('setting', 'run')}-member{member}")
+    parts.append(f"--out {out}")
     return " ".join(parts)
 
 
