@@ -161,7 +161,7 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
 
     from inflect.checkpoint import CheckpointError
     from inflect.distributed import World
-    from inflect.model import PRESETS, Config, resolve_device
+    from inflect.model import Config, resolve_device
     from inflect.train import TrainingInterrupted, initial_config, load_data, saved_run, train
     from inflect.train_progress import RichProgress
 
@@ -185,8 +185,7 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     try:
         config = Config.from_preset(preset, **options)
         if init_from:  # the checkpoint's config with the options given on the command line
-            preset_fields = {**PRESETS[preset], "preset": preset} if preset else {}
-            config = initial_config(init_from, **(preset_fields | given))
+            config = initial_config(init_from, preset, **given)
         if resume:  # the saved run's settings, unless some are given (then they must agree)
             config = config if given or preset else None
             saved = saved_run(out_dir)

@@ -54,7 +54,7 @@ from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
 from inflect.distributed import World
 from inflect.files import sha256_of, write_bytes
-from inflect.model import COPY_FEATURE, Config, Seq2Seq, resolve_device
+from inflect.model import COPY_FEATURE, PRESETS, Config, Seq2Seq, resolve_device
 from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
 from inflect.vocab import PAD, Vocab
@@ -406,17 +406,22 @@ TRAINING_FIELDS = frozenset(
 )
 
 
-def initial_config(path: str | Path, **given: Any) -> Config:
+def initial_config(path: str | Path, preset: str | None = None, **given: Any) -> Config:
     """The config of a run that starts from the model checkpoint ``path`` (a warm start): the
-    checkpoint's, with the options in ``given`` (None values ignored) on top.
+    checkpoint's, with the fields of ``preset`` (if given) and then ``given`` (None values
+    ignored) on top.
 
     Raises:
         CheckpointError: ``path`` is not a model checkpoint.
-        ValueError: ``given`` changes the network (a field outside :data:`TRAINING_FIELDS`),
-            naming the field, the checkpoint's value and the given one.
+        ValueError: an unknown preset; ``preset`` or ``given`` changes the network (a field
+            outside :data:`TRAINING_FIELDS`), naming the field, the checkpoint's value and the
+            given one.
     """
     saved = ckpt.load_checkpoint(path).network.config.to_dict()
     given = {k: v for k, v in given.items() if v is not None}
+    if preset is not None:
+        Config.from_preset(preset)  # an unknown preset: ValueError listing the known ones
+        given = {**PRESETS[preset], "preset": preset, **given}
     fixed = [
         f"{k}: the checkpoint's {saved[k]!r}, given {v!r}"
         for k, v in given.items()

@@ -34,7 +34,14 @@ from inflect.checkpoint import (
 from inflect.cli import main
 from inflect.model import Config, Seq2Seq
 from inflect.search import greedy
-from inflect.train import TrainingData, TrainingInterrupted, make_batch, run_status, train
+from inflect.train import (
+    TrainingData,
+    TrainingInterrupted,
+    initial_config,
+    make_batch,
+    run_status,
+    train,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -579,7 +586,9 @@ def test_warm_start_begins_at_the_checkpoints_weights_and_records_it(tmp_path):
     def at_start(event, info):  # the state written before the first update
         if event == "start":
             with safe_open(str(tmp_path / "second" / STATE_FILE), "pt") as f:
-                seen.update({k[6:]: f.get_tensor(k) for k in f.keys() if k.startswith("model.")})
+                seen.update(
+                    {k[6:]: f.get_tensor(k) for k in f.keys() if k.startswith("model.")}  # noqa: SIM118
+                )
 
     config = tiny_config(learning_rate=2e-3, seed=7)
     train(config, data, tmp_path / "second", device="cpu", max_epochs=1, progress=at_start,
@@ -601,6 +610,11 @@ def test_warm_start_refuses_another_network_and_unknown_symbols(tmp_path):
     with pytest.raises(ValueError, match="hidden_dim"):
         train(tiny_config(hidden_dim=32), data, tmp_path / "b", device="cpu",
               init_from=tmp_path / "first")
+    # a preset's network fields must be the checkpoint's too; its training fields apply
+    with pytest.raises(ValueError, match="emb_dim: the checkpoint's 32, given 100"):
+        initial_config(tmp_path / "first", "cpu-small")
+    config = initial_config(tmp_path / "first", "tiny", learning_rate=3e-3, patience=2)
+    assert (config.learning_rate, config.patience, config.max_epochs) == (3e-3, 2, 60)
     odd = [synthetic.Item(("q", "☃"), it.features, it.language, ("☃",)) for it in train_items[:2]]
     with pytest.raises(ValueError, match="'☃'"):
         train(tiny_config(), TrainingData(train_items + odd, dev_items), tmp_path / "c",
