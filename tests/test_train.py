@@ -264,6 +264,15 @@ def write_conll(path: Path, items) -> None:
     )
 
 
+def _german_low_data(tmp_path: Path, dev: int = 16) -> Path:
+    """A data folder with 48 synthetic german-train-low pairs and ``dev`` german-dev pairs."""
+    data = tmp_path / "data"
+    data.mkdir()
+    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
+    write_conll(data / "german-dev", synthetic.items(dev, seed=2))
+    return data
+
+
 def _cli_train_args(data: Path, lang: str, attention: str) -> list[str]:
     """`inflect train` of one tiny epoch on the low-setting files in ``data`` (softmax output)."""
     return [
@@ -274,10 +283,7 @@ def _cli_train_args(data: Path, lang: str, attention: str) -> list[str]:
 
 
 def test_cli_train_writes_a_checkpoint_and_resumes(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
-    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    data = _german_low_data(tmp_path)
     out = tmp_path / "run"
     args = [*_cli_train_args(data, "deu", "sparsemax"), "--out", str(out)]
     result = CliRunner().invoke(main, args)
@@ -348,10 +354,7 @@ def test_learned_alpha_moves_and_a_checkpoint_restores_it(tmp_path):
 
 
 def test_cli_learn_alpha_flag(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
-    write_conll(data / "german-dev", synthetic.items(8, seed=2))
+    data = _german_low_data(tmp_path, dev=8)
     args = _cli_train_args(data, "german", "entmax:1.3")
     result = CliRunner().invoke(main, [*args, "--learn-alpha", "--out", str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
@@ -548,10 +551,7 @@ def test_language_shares_by_hand():
 
 
 def test_resume_reads_languages_and_setting_from_the_run(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
-    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    data = _german_low_data(tmp_path)
     out = tmp_path / "run"
     base = ["--preset", "tiny", "--device", "cpu", "--data-dir", str(data), "--out", str(out)]
     first = CliRunner().invoke(main, ["train", "--lang", "german", "--setting", "low",
@@ -625,10 +625,7 @@ def test_warm_start_refuses_another_network_and_unknown_symbols(tmp_path):
 
 
 def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    write_conll(data / "german-train-low", synthetic.items(48, seed=1))
-    write_conll(data / "german-dev", synthetic.items(16, seed=2))
+    data = _german_low_data(tmp_path)
     first = tmp_path / "first"
     args = [*_cli_train_args(data, "deu", "sparsemax")]
     assert CliRunner().invoke(main, [*args, "--out", str(first)]).exit_code == 0
