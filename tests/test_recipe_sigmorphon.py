@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,49 @@ from inflect.train import TrainingData, TrainingInterrupted, load_data, run_stat
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
+
+_STAMP = re.compile(r"\[\d\d:\d\d:\d\d\] ")  # run.py's log(): "[HH:MM:SS] message"
+_RAY_PREFIX = re.compile(r"\(\w+ pid=\d+[^()\n]*\)(?:\x1b\[[0-9;]*m)* $")  # "(train_task pid=7) "
+
+
+def driver_messages(stderr: str) -> list[str]:
+    """The driver's own log messages in the stderr of ``run.py --ray``, without the workers'.
+
+    Ray prints the workers' lines from a thread of the driver process, prefixed "(task pid=N) ",
+    and a print is two writes (text, then newline), so a driver message and a worker line can
+    share one line of stderr. Messages are therefore cut at their timestamps, not at newlines; a
+    message is a worker's when Ray's prefix stands right before its timestamp, and a prefix that
+    trails a driver message (the next worker line's) is cut off.
+    """
+    stamps = [m.start() for m in _STAMP.finditer(stderr)]
+    messages = []
+    for i, start in enumerate(stamps):
+        line_start = stderr.rfind("\n", 0, start) + 1
+        if _RAY_PREFIX.search(stderr[line_start:start]):
+            continue  # a worker's
+        end = stamps[i + 1] if i + 1 < len(stamps) else len(stderr)
+        text = stderr[start:end].split("\n", 1)[0]
+        messages.append(_RAY_PREFIX.sub("", text))
+    return messages
+
+
+def test_driver_messages_survive_interleaved_worker_lines():
+    """Both ways a worker line (forwarded by Ray's thread) can cut into a driver message."""
+    stderr = (
+        "[10:00:00] Ray: 4 training and 6 evaluation tasks submitted\n"
+        # the worker's text, then the driver's whole message, then the worker's newline
+        "(train_task pid=7) [10:00:01] skip (finished): /g/seed1[10:00:01] skip (finished): /g/seed1\n\n"
+        # the driver's text, then the worker's whole line, then the driver's newline
+        "[10:00:02] skip (finished): /g/seed2(train_task pid=8) [10:00:02] skip (finished): /g/seed2\n\n"
+        "(evaluate_task pid=9, ip=10.0.0.2)\x1b[0m [10:00:03] evaluating /g/seed1\n"
+        "[10:00:04] resumed from epoch 1, batch 4: /g/seed3\n"
+    )
+    assert driver_messages(stderr) == [
+        "[10:00:00] Ray: 4 training and 6 evaluation tasks submitted",
+        "[10:00:01] skip (finished): /g/seed1",
+        "[10:00:02] skip (finished): /g/seed2",
+        "[10:00:04] resumed from epoch 1, batch 4: /g/seed3",
+    ]
 
 
 def _load_recipe():
@@ -154,11 +198,11 @@ def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
                "--device", "cpu"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    driver = [line for line in done.stderr.splitlines() if "pid=" not in line]  # not a worker's
+    driver = driver_messages(done.stderr)
     assert (faulty / "fault-injected").is_file()  # the worker did die
     # the retried task resumed from the state saved after batch 4 (saved every batch here)
     assert any(line.endswith(f"resumed from epoch 1, batch 4: {faulty}") for line in driver)
-    assert sum("] trained: " in line for line in driver) == 3
+    assert sum("] trained: " in line for line in driver) == 3, done.stderr[-3000:]
 
     data = load_data(["german", "spanish"], "medium", conll2018)
     config = Config.from_preset("tiny", attention_mapping="entmax15", output_mapping="entmax15",
@@ -191,8 +235,8 @@ def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
 
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
-    driver = [line for line in again.stderr.splitlines() if "pid=" not in line]
-    assert sum("] skip (finished): " in line for line in driver) == 4
+    driver = driver_messages(again.stderr)
+    assert sum("] skip (finished): " in line for line in driver) == 4, again.stderr[-3000:]
     assert not any("trained" in line or "resumed" in line for line in driver)
     assert pd.read_parquet(out / "table-dev.parquet").equals(table)
 

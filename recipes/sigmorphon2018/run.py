@@ -218,7 +218,10 @@ def languages_of(names: list[str], setting: str) -> list[str]:
 
 
 def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+    # one write, text and newline together: Ray prints the workers' lines from a thread of this
+    # process, and print() writes the newline apart, where that thread can cut in
+    sys.stderr.write(f"[{time.strftime('%H:%M:%S')}] {message}\n")
+    sys.stderr.flush()
 
 
 @dataclass(frozen=True)
