@@ -1148,10 +1148,15 @@ class Trainer:
             self.model,
             languages=self.common["languages"],
             metrics=self.state.metrics,
-            training=self.state.summary(self.data)
-            | ({"init_from": self.common["init_from"]} if "init_from" in self.common else {}),
+            training=self._training_facts(),
             codec=self.common.get("codec"),
         )
+
+    def _training_facts(self) -> dict[str, Any]:
+        """The ``training`` facts of ``model.safetensors``: the run's summary and, for a warm
+        start, the checkpoint it began from (``init_from``)."""
+        init = {"init_from": self.common["init_from"]} if "init_from" in self.common else {}
+        return self.state.summary(self.data) | init
 
     def _save_state(self) -> None:
         """Write the resumable state (rank 0; with several processes every process calls it: their
@@ -1271,7 +1276,7 @@ class Trainer:
         if self.world.is_main and st.metrics and st.best_epoch != st.epoch and selected.is_file():
             # the selected checkpoint's metadata gets the complete metrics table
             tensors, meta = ckpt.load_tensors(selected)
-            meta["metrics"], meta["training"] = st.metrics, st.summary(self.data)
+            meta["metrics"], meta["training"] = st.metrics, self._training_facts()
             ckpt.save_tensors(selected, tensors, meta)
         self.notify(
             "end", {"best_epoch": st.best_epoch, "best_accuracy": st.best_score, "epochs": st.epoch}

@@ -35,6 +35,7 @@ from inflect.cli import main
 from inflect.model import Config, Seq2Seq
 from inflect.search import greedy
 from inflect.train import (
+    Trainer,
     TrainingData,
     TrainingInterrupted,
     initial_config,
@@ -601,6 +602,38 @@ def test_warm_start_begins_at_the_checkpoints_weights_and_records_it(tmp_path):
     assert loaded.metadata["training"]["init_from"] == {"path": str(first), "sha256": digest}
     trained = load_model(tmp_path / "second").state_dict()
     assert any(not torch.equal(trained[k], start[k]) for k in start)  # and it was trained
+
+
+def test_a_warm_start_keeps_its_record_when_its_last_epoch_is_not_selected(tmp_path, monkeypatch):
+    # At the end of a run whose last epoch is not the best, the selected checkpoint's metadata is
+    # written again with the whole metrics table; the warm start's record must survive that.
+    train_items, dev_items = synthetic.items(64, seed=1), synthetic.items(16, seed=2)
+    data = TrainingData(train_items, dev_items, description={"languages": ["synth"]})
+    first = tmp_path / "first"
+    train(tiny_config(), data, first, device="cpu", max_epochs=1)
+    real_validate, scores = Trainer._validate, iter([0.9, 0.5])  # epoch 1 selected, epoch 2 not
+
+    def scripted(self):
+        dev_loss, dev_acc, _, languages = real_validate(self)
+        return dev_loss, dev_acc, next(scores), languages
+
+    monkeypatch.setattr(Trainer, "_validate", scripted)
+    second = tmp_path / "second"
+    train(tiny_config(), data, second, device="cpu", max_epochs=2, init_from=first)
+    meta = load_checkpoint(second).metadata
+    assert (meta["training"]["best_epoch"], meta["training"]["epoch"]) == (1, 2)
+    assert [row["dev_score"] for row in meta["metrics"]] == [0.9, 0.5]
+    digest = hashlib.sha256((first / MODEL_FILE).read_bytes()).hexdigest()
+    assert meta["training"]["init_from"] == {"path": str(first), "sha256": digest}
+    # a checkpoint that lost the record (written before the fix): resuming the finished run
+    # writes it back and leaves the weights as they were
+    tensors, stale = load_tensors(second / MODEL_FILE)
+    del stale["training"]["init_from"]
+    save_tensors(second / MODEL_FILE, tensors, stale)
+    train(tiny_config(), data, second, device="cpu", resume=True)
+    again, meta = load_tensors(second / MODEL_FILE)
+    assert meta["training"]["init_from"] == {"path": str(first), "sha256": digest}
+    assert again.keys() == tensors.keys() and all(torch.equal(again[k], tensors[k]) for k in tensors)
 
 
 def test_warm_start_refuses_another_network_and_unknown_symbols(tmp_path):
