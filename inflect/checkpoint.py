@@ -84,13 +84,27 @@ def load_tensors(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor],
     Raises:
         CheckpointError: if the file is missing, unreadable, or lacks the metadata.
     """
+    return _read(path, tensors=True)
+
+
+def load_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The JSON metadata of a file written by :func:`save_tensors`, without reading its tensors
+    (a run's state in milliseconds, for status tables).
+
+    Raises:
+        CheckpointError: as :func:`load_tensors`.
+    """
+    return _read(path, tensors=False)[1]
+
+
+def _read(path: str | os.PathLike[str], tensors: bool) -> tuple[dict[str, torch.Tensor], dict]:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:
         with safe_open(str(path), framework="pt", device="cpu") as fh:
             raw = (fh.metadata() or {}).get(META_KEY)
-            tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118
+            values = {k: fh.get_tensor(k) for k in fh.keys()} if tensors else {}  # noqa: SIM118
     except CheckpointError:
         raise
     except Exception as exc:
@@ -103,7 +117,7 @@ def load_tensors(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor],
         raise CheckpointError(f"{path}: metadata is not valid JSON ({exc})") from None
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
-    return tensors, meta
+    return values, meta
 
 
 def save_model(

@@ -86,7 +86,8 @@ _TRAIN_CONFIG_OPTIONS = {
     "attention": "attention_mapping", "output_mapping": "output_mapping",
     "score": "attention_score", "learn_alpha": "learn_attention_alpha", "seed": "seed",
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
-    "language_temperature": "language_temperature",
+    "language_temperature": "language_temperature", "emb_dim": "emb_dim",
+    "hidden_dim": "hidden_dim", "layers": "layers",
 }
 
 
@@ -115,6 +116,14 @@ _TRAIN_CONFIG_OPTIONS = {
 @click.option("--patience", type=click.IntRange(min=1), default=None,
               help="Stop after this many epochs without better dev accuracy.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None)
+@click.option("--emb-dim", type=click.IntRange(min=1), default=None,
+              help="Size of the symbol embeddings, and of the UniMorph feature and language "
+                   "embeddings (default: the preset's; 300 in the paper, 100 for cpu-small).")
+@click.option("--hidden-dim", type=click.IntRange(min=2), default=None,
+              help="Size of the decoder state and the encoder output (even; half per direction "
+                   "of the BiLSTM; default: the preset's, 300 in the paper, 200 for cpu-small).")
+@click.option("--layers", type=click.IntRange(min=1), default=None,
+              help="LSTM layers of the encoder and of the decoder (default: the preset's).")
 @click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Adam's initial step size (default: the preset's, 1e-3; halved whenever the "
                    "dev loss rises).")
@@ -145,7 +154,8 @@ _TRAIN_CONFIG_OPTIONS = {
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
 def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
-                  preset, epochs, patience, batch_size, learning_rate, dev_sample,
+                  preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
+                  learning_rate, dev_sample,
                   language_temperature, checkpoint_minutes, precision, device, threads, resume,
                   init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
@@ -174,7 +184,8 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
         attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
         learn_attention_alpha=learn_alpha or None, seed=seed, batch_size=batch_size,
         learning_rate=learning_rate, dev_sample=dev_sample,
-        language_temperature=language_temperature,
+        language_temperature=language_temperature, emb_dim=emb_dim,
+        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers,
     )
     ctx = click.get_current_context()
     given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
@@ -219,6 +230,103 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
         f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
         f"{result.seconds:.0f} s; checkpoint {result.out_dir}", markup=False
     )
+
+
+# --- inflect queue: one model per language ------------------------------------------------------
+
+
+@main.command("queue", context_settings={"ignore_unknown_options": True})
+@click.option("--lang", "lang", default=None,
+              help="Languages: a comma-separated list or 'all' (every language with data in "
+                   "--setting). Not needed to restart a queue (its own languages; given, they "
+                   "are added).")
+@click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+              help="Training-data size (default: high; restarting: the queue's).")
+@click.option("--out", "root", required=True, type=click.Path(file_okay=False),
+              help="The queue's folder: queue.json, one run folder per language, logs/.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Languages trained at a time (one process each; one per core).")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Torch threads of each training process.")
+@click.option("--status", "only_status", is_flag=True, default=False,
+              help="Print the queue's table (language, state, epochs, best dev accuracy, CPU "
+                   "minutes) and exit; trains nothing.")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
+              help="Of the status table: table (on a terminal) or tsv (in a pipe).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
+@click.argument("train_args", nargs=-1, type=click.UNPROCESSED)
+def queue_command(lang, setting, root, jobs, threads, only_status, out_format, data_dir,
+                  train_args):
+    """Train one model per language, --jobs at a time; restartable.
+
+    The options after `--` go to every language's `inflect train` (all but --lang, --setting,
+    --out, --threads, --resume and --data-dir, which the queue sets). Started again on the same
+    --out, the queue skips the finished languages, resumes the interrupted ones and starts the
+    rest; it prints a line per epoch per language, and the status table at the end.
+
+    Example: inflect queue --lang finnish,latin --setting high --jobs 2 --out runs/per-language
+    -- --preset cpu-small-plain --dev-sample 0 --epochs 30
+    """
+    import time
+    from pathlib import Path
+
+    from inflect.checkpoint import CheckpointError
+    from inflect.languages import all_languages, resolve
+    from inflect.training.queue import QUEUE_FILE, QueueSpec, queue_status, run_queue
+
+    root_path = Path(root)
+    saved = None
+    try:
+        if (root_path / QUEUE_FILE).is_file():
+            saved = QueueSpec.load(root_path)
+        if only_status:
+            if saved is None:
+                raise click.ClickException(f"{root_path / QUEUE_FILE}: no queue here")
+            _print_queue(queue_status(root_path), root_path, out_format)
+            return
+        if saved is None and lang is None:
+            raise click.UsageError("give --lang (a comma-separated list or 'all') for a new queue")
+        setting = setting or (saved.setting if saved else "high")
+        if lang is None:
+            languages = saved.languages
+        elif lang.strip() == "all":
+            languages = tuple(spec.name for spec in all_languages() if setting in spec.settings)
+        else:
+            languages = tuple(dict.fromkeys(resolve(n.strip()).name
+                                            for n in lang.split(",") if n.strip()))
+        args = tuple(train_args) if train_args or saved is None else saved.train_args
+        spec = QueueSpec(setting, languages, args)
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    def log(message: str) -> None:
+        click.echo(f"[{time.strftime('%H:%M:%S')}] {message}", err=True)
+
+    try:
+        statuses = run_queue(spec, root_path, jobs=jobs, threads=threads, data_dir=data_dir,
+                             log=log)
+    except KeyboardInterrupt:
+        _print_queue(queue_status(root_path), root_path, out_format)
+        raise SystemExit(130) from None
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _print_queue(statuses, root_path, out_format)
+    failed = [s.language for s in statuses if s.state == "failed"]
+    if failed:
+        raise click.ClickException(f"{len(failed)} language(s) failed: {', '.join(failed)} (see "
+                                   f"{root_path / 'logs'}); start the queue again to retry them")
+
+
+def _print_queue(statuses, root, out_format) -> None:
+    from inflect.report import queue_table, queue_tsv
+
+    if _output_format(out_format) == "tsv":
+        click.echo(queue_tsv(statuses), nl=False)
+    else:
+        from rich.console import Console
+
+        Console().print(queue_table(statuses, f"queue {root}"))
 
 
 # --- inflect data: get, list, describe and check the data ---------------------------------------

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.models import ShippedModel
     from inflect.predict import Prediction, Record
     from inflect.stats import SplitStats
+    from inflect.training.queue import LanguageStatus
 
 _SHORT_SPLITS = {
     "train-high": "high",
@@ -149,6 +150,7 @@ def stats_tsv(stats: Sequence[SplitStats]) -> str:
     import dataclasses
 
     from inflect.stats import SplitStats
+    from inflect.training.queue import LanguageStatus
 
     names = [f.name for f in dataclasses.fields(SplitStats)]
     return tsv_table(names, [[getattr(s, n) for n in names] for s in stats])
@@ -435,6 +437,38 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
         ]
         rows.append([" ".join(f.split()) for f in fields])
     return tsv_table(header, rows)
+
+
+def _queue_cells(s: LanguageStatus) -> list[str]:
+    of = f"/{s.max_epochs}" if s.max_epochs else ""
+    best = "" if s.best_accuracy is None else f"{s.best_accuracy:.1f}"
+    return [s.language, s.state, f"{s.epochs}{of}", best, str(s.best_epoch or ""),
+            f"{s.cpu_seconds / 60:.1f}"]
+
+
+_QUEUE_HEADER = ["language", "state", "epochs", "best_dev_accuracy", "best_epoch", "cpu_minutes"]
+
+
+def queue_table(statuses: Sequence[LanguageStatus], title: str) -> Table:
+    """A per-language training queue: language, state, epochs (done/at most), best dev accuracy
+    (%), its epoch, CPU minutes spent; a last line counts the states."""
+    table = Table(title=title)
+    for name, right in zip(_QUEUE_HEADER, (0, 0, 1, 1, 1, 1), strict=True):
+        table.add_column(name.replace("_", " "), justify="right" if right else "left",
+                         no_wrap=True)
+    for s in statuses:
+        table.add_row(*(Text(c) for c in _queue_cells(s)))
+    counts: dict[str, int] = {}
+    for s in statuses:
+        counts[s.state] = counts.get(s.state, 0) + 1
+    table.caption = ", ".join(f"{n} {state}" for state, n in counts.items())
+    return table
+
+
+def queue_tsv(statuses: Sequence[LanguageStatus]) -> str:
+    """The queue as TSV with a header: language, state, epochs (``done/at most``),
+    best_dev_accuracy (percent, empty before the first epoch), best_epoch, cpu_minutes."""
+    return tsv_table(_QUEUE_HEADER, [_queue_cells(s) for s in statuses])
 
 
 # --- inflect evaluate --model / inflect report ambiguity / inflect explain ---------------------

@@ -151,6 +151,9 @@ class EpochMetrics:
         dev_accuracy: exact-match accuracy of greedy decoding on dev, in percent.
         learning_rate: the Adam step size used during this epoch.
         seconds: wall time of the epoch (training + dev evaluation).
+        cpu_seconds: CPU time of the training process during the epoch (training + dev
+            evaluation, every thread; :func:`time.process_time`): what an epoch costs on a
+            loaded machine, where wall time also counts the other processes.
         train_examples_per_s: training throughput (examples per second, training part only).
         best: whether this epoch is the best so far (its weights are in ``model.safetensors``).
         dev_score: the model-selection score (``TrainingData.dev_score``; the dev accuracy when
@@ -166,6 +169,7 @@ class EpochMetrics:
     train_examples_per_s: float
     best: bool
     dev_score: float = math.nan
+    cpu_seconds: float = math.nan
 
 
 @dataclass
@@ -669,7 +673,8 @@ class RunState:
         metrics: :class:`EpochMetrics` rows as dicts.
         finished, stopped_early: the run is over (reached ``max_epochs`` or stopped early).
         seconds: wall time spent in completed epochs.
-        epoch_loss, epoch_tokens, epoch_seconds: running sums of the current epoch.
+        epoch_loss, epoch_tokens, epoch_seconds, epoch_cpu_seconds: running sums of the current
+            epoch (``epoch_cpu_seconds``: CPU time, see :class:`EpochMetrics`).
         world_size: the processes training the run (``torchrun``; 1 for a plain run).
     """
 
@@ -687,6 +692,7 @@ class RunState:
     epoch_loss: float = 0.0
     epoch_tokens: int = 0
     epoch_seconds: float = 0.0
+    epoch_cpu_seconds: float = 0.0
     world_size: int = 1
 
     def to_dict(self) -> dict[str, Any]:
@@ -1011,14 +1017,15 @@ class Trainer:
             if _rng_key(rank, "cuda") in self.rng_state and torch.cuda.is_available():
                 torch.cuda.set_rng_state(self.rng_state[_rng_key(rank, "cuda")], self.device)
         self.model.train()
-        t0, last_save = time.perf_counter(), time.perf_counter()
-        base_seconds, start_batch = st.epoch_seconds, st.batch
+        t0, last_save, cpu0 = time.perf_counter(), time.perf_counter(), time.process_time()
+        base_seconds, base_cpu, start_batch = st.epoch_seconds, st.epoch_cpu_seconds, st.batch
         for b in range(st.batch, len(batches)):
             loss, n_tok = self._train_step(batches[b])
             st.epoch_loss += loss
             st.epoch_tokens += n_tok
             st.batch = b + 1
             st.epoch_seconds = base_seconds + time.perf_counter() - t0
+            st.epoch_cpu_seconds = base_cpu + time.process_time() - cpu0
             info = {
                 "epoch": epoch,
                 "batch": b + 1,
@@ -1090,7 +1097,7 @@ class Trainer:
         """Validate, schedule the learning rate, select, write metrics and checkpoints."""
         st, config = self.state, self.config
         epoch = st.epoch + 1
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         dev_loss, dev_acc, score, languages = self.world.from_main(self._validate)
         lr_used = st.learning_rate
         if st.prev_dev_loss is not None and dev_loss > st.prev_dev_loss:
@@ -1114,11 +1121,13 @@ class Trainer:
             train_examples_per_s=n_items / max(train_seconds, 1e-9),
             best=is_best,
             dev_score=score,
+            cpu_seconds=st.epoch_cpu_seconds + time.process_time() - cpu0,
         ).__dict__
         st.metrics.append(row)
         train_tokens = st.epoch_tokens
         st.epoch, st.batch, st.seconds = epoch, 0, st.seconds + seconds
         st.epoch_loss, st.epoch_tokens, st.epoch_seconds = 0.0, 0, 0.0
+        st.epoch_cpu_seconds = 0.0
         if st.bad_epochs >= config.patience:
             st.stopped_early = True
         st.finished = st.stopped_early or epoch >= config.max_epochs
@@ -1292,7 +1301,7 @@ class Trainer:
         )
 
     def _saved_position(self) -> tuple[int, int, int]:
-        _, meta = ckpt.load_tensors(self.out / ckpt.STATE_FILE)
+        meta = ckpt.load_metadata(self.out / ckpt.STATE_FILE)
         saved = RunState.from_dict(meta["state"])
         return saved.epoch, saved.batch, self.batches_per_epoch
 
@@ -1445,7 +1454,7 @@ def saved_run(out_dir: str | Path) -> dict[str, str]:
     path = Path(out_dir) / ckpt.STATE_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no trainer state to resume from")
-    _, meta = ckpt.load_tensors(path)
+    meta = ckpt.load_metadata(path)
     data = meta.get("data") or {}
     if not data.get("languages") or not data.get("setting"):
         raise ValueError(f"{path}: the run does not record its languages and setting")
@@ -1469,6 +1478,6 @@ def run_status(out_dir: str | Path) -> str:
     state_path = out / ckpt.STATE_FILE
     if not state_path.is_file():
         return "new"
-    _, meta = ckpt.load_tensors(state_path)
+    meta = ckpt.load_metadata(state_path)
     finished = bool((meta.get("state") or {}).get("finished"))
     return "finished" if finished and (out / ckpt.MODEL_FILE).is_file() else "interrupted"

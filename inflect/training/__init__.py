@@ -1,0 +1,1 @@
+"""Training: the per-language queue (:mod:`inflect.training.queue`)."""

@@ -1,0 +1,404 @@
+"""The per-language training queue: one model per language, several at a time, restartable.
+
+A queue is a folder ``ROOT`` with ``queue.json`` (the setting, the languages and the options of
+``inflect train`` that every language gets), one run folder per language (``ROOT/<language>``,
+the layout of ``inflect train --out``) and one log per language (``ROOT/logs/<language>.log``,
+what its ``inflect train`` printed). :func:`run_queue` keeps ``jobs`` training processes
+busy (one per core, each with ``threads`` torch threads), one ``inflect train`` process per
+language; started again on the same folder it skips the finished languages (their trainer state
+says so), resumes the interrupted ones (``inflect train --resume``) and starts the others.
+While it runs it reports one line per epoch per language (read from each run's ``metrics.csv``),
+so a log file shows progress where no terminal does; :func:`queue_status` is the table of
+every language: epochs, best dev accuracy, state.
+
+The same jobs run as Ray tasks in ``recipes/sigmorphon2018/per_language.py`` (:func:`run_language`
+trains one language in the calling process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inflect import checkpoint as ckpt
+from inflect.files import write_text
+
+__all__ = [
+    "LanguageStatus",
+    "QueueSpec",
+    "language_status",
+    "queue_status",
+    "run_language",
+    "run_queue",
+]
+
+#: The queue's description in its folder.
+QUEUE_FILE = "queue.json"
+#: Options of ``inflect train`` that the queue sets itself, per language.
+OWN_OPTIONS = ("--lang", "--setting", "--out", "--resume", "--threads", "--data-dir")
+#: States of a language in the queue (:class:`LanguageStatus`).
+STATES = ("new", "running", "interrupted", "failed", "finished")
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """What a queue trains.
+
+    Attributes:
+        setting: ``high``, ``medium`` or ``low``.
+        languages: shared-task names, in the order they are trained.
+        train_args: options of ``inflect train`` given to every language (``--preset``,
+            ``--epochs``, ``--init-from`` ...), not those of :data:`OWN_OPTIONS`.
+    """
+
+    setting: str
+    languages: tuple[str, ...]
+    train_args: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        own = [a for a in self.train_args if a.split("=")[0] in OWN_OPTIONS]
+        if own:
+            raise ValueError(
+                f"the queue sets {', '.join(own)} itself for each language; leave it out of "
+                "the training options"
+            )
+        if not self.languages:
+            raise ValueError("a queue needs at least one language")
+        if len(set(self.languages)) != len(self.languages):
+            raise ValueError("a language is listed twice")
+
+    def save(self, root: Path) -> None:
+        write_text(root / QUEUE_FILE, json.dumps(asdict(self), indent=1) + "\n")
+
+    @classmethod
+    def load(cls, root: Path) -> QueueSpec:
+        """The spec saved in ``root``.
+
+        Raises:
+            FileNotFoundError: no queue there; ValueError: an unreadable ``queue.json``.
+        """
+        path = root / QUEUE_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no queue here (start one with --lang and --setting)")
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(raw["setting"], tuple(raw["languages"]), tuple(raw["train_args"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a queue description ({exc})") from None
+
+    def extended(self, other: QueueSpec, root: Path) -> QueueSpec:
+        """This saved spec with the languages of ``other`` added (same setting and options).
+
+        Raises:
+            ValueError: ``other`` has another setting or other training options.
+        """
+        if other.setting != self.setting or other.train_args != self.train_args:
+            raise ValueError(
+                f"{root} is a queue of setting {self.setting} with the training options "
+                f"{' '.join(self.train_args) or '(none)'}; it cannot train "
+                f"{other.setting} with {' '.join(other.train_args) or '(none)'}: choose "
+                "another folder"
+            )
+        added = tuple(lang for lang in other.languages if lang not in self.languages)
+        return QueueSpec(self.setting, self.languages + added, self.train_args)
+
+    def command(self, root: Path, language: str, state: str) -> list[str]:
+        """The ``inflect train`` arguments that train ``language`` from ``state`` on."""
+        out = str(root / language)
+        if state == "interrupted":
+            return ["train", "--resume", "--out", out]
+        return ["train", "--lang", language, "--setting", self.setting, *self.train_args,
+                "--out", out]
+
+
+@dataclass
+class LanguageStatus:
+    """One language of a queue.
+
+    Attributes:
+        language: its shared-task name.
+        state: one of :data:`STATES`.
+        epochs: completed epochs (0 before the first).
+        max_epochs: the run's last epoch at most (None before it starts).
+        best_accuracy: the selected epoch's dev accuracy in percent (None before the first epoch).
+        best_epoch: that epoch.
+        cpu_seconds: CPU time of the completed epochs.
+    """
+
+    language: str
+    state: str
+    epochs: int = 0
+    max_epochs: int | None = None
+    best_accuracy: float | None = None
+    best_epoch: int = 0
+    cpu_seconds: float = 0.0
+
+
+def _is_locked(folder: Path) -> bool:
+    """Whether a training process holds the run folder's lock (see ``inflect train``)."""
+    from filelock import FileLock, Timeout
+
+    if not (folder / ".lock").exists():
+        return False
+    lock = FileLock(folder / ".lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return True
+    lock.release()
+    return False
+
+
+def language_status(root: Path, language: str, failed: bool = False,
+                    probe_lock: bool = True) -> LanguageStatus:
+    """The state of ``language``'s run in queue ``root`` (read from its trainer state).
+
+    ``probe_lock=False``: do not try the run folder's lock (the queue's own running jobs: a
+    probe could meet the starting process at its lock); such a run reads as "interrupted".
+
+    Raises:
+        CheckpointError: an unreadable trainer state.
+    """
+    folder = root / language
+    path = folder / ckpt.STATE_FILE
+    locked = probe_lock and _is_locked(folder)
+    if not path.is_file():
+        state = "running" if locked else "failed" if failed else "new"
+        return LanguageStatus(language, state)
+    meta = ckpt.load_metadata(path)
+    run = meta.get("state") or {}
+    done = bool(run.get("finished")) and (folder / ckpt.MODEL_FILE).is_file()
+    state = ("finished" if done else "running" if locked
+             else "failed" if failed else "interrupted")
+    metrics = run.get("metrics") or []
+    best = run.get("best_score", run.get("best_accuracy", -1.0))
+    return LanguageStatus(
+        language,
+        state,
+        epochs=int(run.get("epoch", 0)),
+        max_epochs=((meta.get("model") or {}).get("config") or {}).get("max_epochs"),
+        best_accuracy=None if best is None or best < 0 else float(best),
+        best_epoch=int(run.get("best_epoch", 0)),
+        cpu_seconds=float(sum(_number(m.get("cpu_seconds")) for m in metrics)),
+    )
+
+
+def _number(value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return 0.0 if math.isnan(number) else number
+
+
+def queue_status(root: str | Path, failed: Sequence[str] = ()) -> list[LanguageStatus]:
+    """Every language of the queue in ``root``, in the queue's order.
+
+    Raises:
+        FileNotFoundError: no queue in ``root``; ValueError: an unreadable ``queue.json``.
+    """
+    root = Path(root)
+    spec = QueueSpec.load(root)
+    return [language_status(root, lang, lang in failed) for lang in spec.languages]
+
+
+@dataclass
+class _Job:
+    language: str
+    process: subprocess.Popen
+    log: Any
+    seen: int = 0
+    metrics: Path = field(default_factory=Path)
+
+
+def _epoch_lines(job: _Job) -> list[dict[str, str]]:
+    """The rows of the job's ``metrics.csv`` not reported yet."""
+    if not job.metrics.is_file():
+        return []
+    try:
+        with open(job.metrics, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError:  # being replaced (written to a temporary name, then renamed)
+        return []
+    new, job.seen = rows[job.seen:], max(job.seen, len(rows))
+    return new
+
+
+def _epoch_message(language: str, row: dict[str, str], max_epochs: int | None) -> str:
+    of = f"/{max_epochs}" if max_epochs else ""
+    cpu = _number(row.get("cpu_seconds"))
+    spent = f"{cpu:.0f} CPU s" if cpu else f"{_number(row.get('seconds')):.0f} s"
+    mark = "  *" if row.get("best") in ("True", "true", "1") else ""
+    return (f"{language}: epoch {row['epoch']}{of}  dev {_number(row['dev_accuracy']):.1f}%  "
+            f"loss {_number(row['dev_loss']):.4f}  lr {_number(row['learning_rate']):.1e}  "
+            f"{spent}{mark}")
+
+
+def run_queue(
+    spec: QueueSpec,
+    root: str | Path,
+    *,
+    jobs: int = 1,
+    threads: int = 1,
+    data_dir: str | Path | None = None,
+    log: Callable[[str], None] = print,
+    poll_seconds: float = 5.0,
+    python: str = sys.executable,
+) -> list[LanguageStatus]:
+    """Train every language of ``spec`` not finished yet, ``jobs`` processes at a time.
+
+    Args:
+        spec: what to train; saved as ``ROOT/queue.json`` on the first start. Started again,
+            ``spec`` must have the saved setting and options; new languages are appended.
+        root: the queue's folder (created).
+        jobs: training processes at a time (one per core).
+        threads: torch threads of each process (``inflect train --threads``).
+        data_dir: the shared-task folder (``--data-dir``; default: ``$INFLECT_DATA_DIR``).
+        log: receives one line per event: start, resume, each epoch of each language, end,
+            failure (with the last lines of the language's log).
+        poll_seconds: how often the runs' metrics are read.
+        python: the interpreter that runs ``-m inflect train``.
+
+    Returns:
+        The status of every language of the queue (:func:`queue_status`), failed ones marked.
+
+    Raises:
+        ValueError: ``spec`` differs from the saved one in setting or options; ``jobs`` or
+            ``threads`` below 1.
+        KeyboardInterrupt: on SIGINT / SIGTERM, after the running languages have saved their
+            state (they resume on the next start).
+    """
+    if jobs < 1 or threads < 1:
+        raise ValueError(f"jobs and threads must be at least 1, got {jobs} and {threads}")
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    if (root / QUEUE_FILE).is_file():
+        spec = QueueSpec.load(root).extended(spec, root)
+    spec.save(root)
+    (root / "logs").mkdir(exist_ok=True)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
+    if data_dir is not None:
+        env["INFLECT_DATA_DIR"] = str(Path(data_dir).absolute())
+    todo = []
+    for status in queue_status(root):
+        if status.state == "running":
+            log(f"{status.language}: skipped, another process is training it")
+        elif status.state == "finished":
+            log(f"{status.language}: finished before (epoch {status.epochs}, best dev "
+                f"{status.best_accuracy:.1f}% at epoch {status.best_epoch})")
+        else:
+            todo.append(status)
+    log(f"queue {root}: {len(todo)} of {len(spec.languages)} language(s) to train, "
+        f"{jobs} at a time, {threads} thread(s) each")
+    running: list[_Job] = []
+    failed: list[str] = []
+    stop: list[int] = []
+
+    def request_stop(signum: int, frame: Any) -> None:
+        stop.append(signum)
+
+    handlers = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while (todo and not stop) or running:
+            while todo and len(running) < jobs and not stop:
+                running.append(_start(spec, root, todo.pop(0), python, env, threads, log))
+            time.sleep(poll_seconds if running else 0)
+            if stop:
+                for job in running:
+                    with contextlib.suppress(ProcessLookupError):
+                        job.process.send_signal(signal.SIGTERM)
+            for job in list(running):
+                _report_epochs(root, job, log)
+                if job.process.poll() is None:
+                    continue
+                running.remove(job)
+                job.log.close()
+                _report_epochs(root, job, log)
+                _report_end(root, job, failed, stop, log)
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+        for job in running:  # an error here: do not leave orphans
+            job.process.terminate()
+    statuses = queue_status(root, failed)
+    if stop:
+        log("queue stopped; the languages that were training saved their state: start the same "
+            "command again to resume them")
+        raise KeyboardInterrupt
+    return statuses
+
+
+def _start(spec: QueueSpec, root: Path, status: LanguageStatus, python: str,
+           env: dict[str, str], threads: int, log: Callable[[str], None]) -> _Job:
+    args = [*spec.command(root, status.language, status.state), "--threads", str(threads)]
+    log_path = root / "logs" / f"{status.language}.log"
+    handle = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed when the job ends)
+    handle.write(f"\n[{time.strftime('%Y-%m-%d %H:%M:%S')}] inflect {' '.join(args)}\n")
+    handle.flush()
+    verb = "resume" if status.state == "interrupted" else "start"
+    where = f" after epoch {status.epochs}" if status.state == "interrupted" else ""
+    log(f"{status.language}: {verb}{where} (log {log_path})")
+    process = subprocess.Popen(
+        [python, "-m", "inflect", *args], stdout=handle, stderr=subprocess.STDOUT, env=env,
+        start_new_session=True,
+    )
+    job = _Job(status.language, process, handle, metrics=root / status.language / ckpt.METRICS_FILE)
+    job.seen = len(_epoch_lines(job))  # the epochs of an earlier start were reported then
+    return job
+
+
+def _report_epochs(root: Path, job: _Job, log: Callable[[str], None]) -> None:
+    rows = _epoch_lines(job)
+    if rows:
+        max_epochs = language_status(root, job.language, probe_lock=False).max_epochs
+        for row in rows:
+            log(_epoch_message(job.language, row, max_epochs))
+
+
+def _report_end(root: Path, job: _Job, failed: list[str], stop: list[int],
+                log: Callable[[str], None]) -> None:
+    status = language_status(root, job.language, probe_lock=False)
+    code = job.process.returncode
+    if status.state == "finished":
+        log(f"{job.language}: finished, epoch {status.epochs}, best dev "
+            f"{status.best_accuracy:.1f}% at epoch {status.best_epoch}")
+    elif stop and code in (130, -signal.SIGTERM, -signal.SIGINT):
+        log(f"{job.language}: stopped after epoch {status.epochs}, resumable")
+    else:
+        failed.append(job.language)
+        tail = (root / "logs" / f"{job.language}.log").read_text(
+            encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        log(f"{job.language}: FAILED (exit status {code}); the end of its log:\n    "
+            + "\n    ".join(tail))
+
+
+def run_language(spec: QueueSpec, root: str | Path, language: str, threads: int = 1,
+                 data_dir: str | Path | None = None) -> LanguageStatus:
+    """Train, resume or skip one language of the queue in this process (a Ray task's body).
+
+    Raises:
+        click.ClickException, SystemExit: as ``inflect train`` (an error, or an interrupt:
+        exit status 130, resumable).
+    """
+    from inflect.cli import main
+
+    root = Path(root)
+    status = language_status(root, language)
+    if status.state in ("finished", "running"):
+        return status
+    args = [*spec.command(root, language, status.state), "--threads", str(threads)]
+    if data_dir is not None:
+        args += ["--data-dir", str(data_dir)]
+    main.main(args, prog_name="inflect", standalone_mode=False)
+    return language_status(root, language)
