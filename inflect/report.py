@@ -150,7 +150,6 @@ def stats_tsv(stats: Sequence[SplitStats]) -> str:
     import dataclasses
 
     from inflect.stats import SplitStats
-    from inflect.training.queue import LanguageStatus
 
     names = [f.name for f in dataclasses.fields(SplitStats)]
     return tsv_table(names, [[getattr(s, n) for n in names] for s in stats])
