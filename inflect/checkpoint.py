@@ -185,6 +185,75 @@ class LoadedModel:
         return self.codec is not None and self.network.feature_vocab is None
 
 
+#: ``meta["quantized"]`` of a checkpoint stored by :func:`quantize_int8`.
+INT8_ROWS = "int8-rows"
+#: Suffix of the tensor that holds the per-row scales of an int8 tensor.
+SCALE_SUFFIX = ":scale"
+
+
+def quantize_int8(
+    tensors: dict[str, torch.Tensor], min_size: int = 1024
+) -> dict[str, torch.Tensor]:
+    """Weights in int8 with one float16 scale per row (symmetric, per output row), for shipping.
+
+    Every floating-point tensor of two or more dimensions with at least ``min_size`` elements
+    (the embeddings and the LSTM, attention and output matrices) becomes ``round(w / s)`` in
+    int8 (``-127 .. 127``) with ``s = max |row| / 127`` per row (dim 0) stored as
+    ``name + SCALE_SUFFIX`` (float16, shape (rows,)); the others (biases, small matrices) stay
+    float16. The error is at most ``s / 2`` per weight (about 0.4% of a row's largest
+    magnitude). Store the result with ``meta["quantized"] = INT8_ROWS``; :func:`load_checkpoint`
+    turns it back into float32 (:func:`dequantize`).
+
+    Args:
+        tensors: name -> tensor of a model checkpoint (float32 or float16).
+        min_size: the smallest tensor quantized.
+
+    Returns:
+        A new dict (the input is not changed).
+    """
+    out: dict[str, torch.Tensor] = {}
+    for name, t in tensors.items():
+        if not t.is_floating_point():
+            out[name] = t
+        elif t.dim() >= 2 and t.numel() >= min_size:
+            rows = t.detach().float().reshape(t.shape[0], -1)
+            scale = rows.abs().amax(dim=1) / 127.0
+            scale = scale.to(torch.float16).float()  # the stored scale is what dequantizes
+            safe = torch.where(scale > 0, scale, torch.ones_like(scale))
+            q = torch.clamp(torch.round(rows / safe[:, None]), -127, 127).to(torch.int8)
+            out[name] = q.reshape(t.shape)
+            out[name + SCALE_SUFFIX] = scale.to(torch.float16)
+        else:
+            out[name] = t.detach().to(torch.float16)
+    return out
+
+
+def dequantize(
+    tensors: dict[str, torch.Tensor], meta: dict[str, Any], path: Path | None = None
+) -> dict[str, torch.Tensor]:
+    """Float32 weights from a checkpoint stored by :func:`quantize_int8` (other checkpoints are
+    returned as they are).
+
+    Raises:
+        CheckpointError: an int8 tensor without its scales, or scales of the wrong shape.
+    """
+    if meta.get("quantized") != INT8_ROWS:
+        return tensors
+    out: dict[str, torch.Tensor] = {}
+    for name, t in tensors.items():
+        if name.endswith(SCALE_SUFFIX):
+            continue
+        if t.dtype == torch.int8:
+            scale = tensors.get(name + SCALE_SUFFIX)
+            if scale is None or scale.shape != (t.shape[0],):
+                raise CheckpointError(f"{path}: the int8 tensor {name} lacks its per-row scales")
+            shape = (-1,) + (1,) * (t.dim() - 1)
+            out[name] = t.float() * scale.float().reshape(shape)
+        else:
+            out[name] = t.float() if t.is_floating_point() else t
+    return out
+
+
 def load_checkpoint(
     path: str | os.PathLike[str], device: str | torch.device = "cpu"
 ) -> LoadedModel:
@@ -209,6 +278,7 @@ def load_checkpoint(
     if path.is_dir():
         path = path / MODEL_FILE
     tensors, meta = load_tensors(path)
+    tensors = dequantize(tensors, meta, path)
     if meta.get("kind") == "trainer_state" or "model" not in meta:
         raise CheckpointError(
             f"{path}: this is the trainer state of a run (what `inflect train --resume` reads), "

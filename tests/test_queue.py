@@ -8,14 +8,14 @@ import csv
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
 import synthetic
+from click.testing import CliRunner
+from test_train import write_conll
+
 from inflect.checkpoint import load_metadata
 from inflect.cli import main
 from inflect.train import TrainingInterrupted, load_data, train
 from inflect.training.queue import QueueSpec, queue_status, run_queue
-from test_train import write_conll
 
 TINY = ("--preset", "tiny", "--epochs", "3", "--device", "cpu", "--attention", "softmax",
         "--output", "softmax")
