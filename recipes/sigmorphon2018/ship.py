@@ -20,6 +20,12 @@ Usage::
         --model multilingual-medium=runs/medium-s1,runs/medium-s2 \\
         --model german-high=inflect/models/german-high/member-1.safetensors,... \\
         --out-dir inflect/models --results runs/ship [--dry-run] [--rescore]
+
+Per-language models (``inflect queue`` folders): ``--queue SETTING=ROOT`` adds, for every
+language of the queue in ``ROOT`` that has a selected model, the model ``LANGUAGE-SETTING``
+(its one member ``ROOT/LANGUAGE``), stored as ``--out-dir/per-language/SETTING/LANGUAGE``;
+``--int8`` stores those in int8 with per-row scales (:func:`inflect.checkpoint.quantize_int8`)
+and scores them *as stored* (the quantized files are written to ``--results/int8/`` first).
 """
 
 from __future__ import annotations
@@ -43,6 +49,47 @@ def parse_models(specs: list[str]) -> Models:
             raise SystemExit(f"--model takes NAME=CHECKPOINT[,CHECKPOINT...], got {spec!r}")
         models[name] = [Path(p) for p in paths.split(",") if p]
     return models
+
+
+def queue_models(specs: list[str]) -> Models:
+    """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue."""
+    from inflect.training.queue import QueueSpec
+
+    models: Models = {}
+    for spec in specs:
+        setting, _, root = spec.partition("=")
+        if not setting or not root:
+            raise SystemExit(f"--queue takes SETTING=ROOT, got {spec!r}")
+        queue = QueueSpec.load(Path(root))
+        if queue.setting != setting:
+            raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
+        for lang in queue.languages:
+            if (Path(root) / lang / "model.safetensors").is_file():
+                models[f"{lang}-{setting}"] = [Path(root) / lang]
+    return models
+
+
+def quantized(models: Models, results: Path) -> Models:
+    """The same models with every member replaced by its int8 copy under ``results/int8/``
+    (rewritten when the member's checkpoint changed: the copy records the source's SHA-256)."""
+    from inflect.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
+    from inflect.checkpoint import save_tensors as save
+    from inflect.files import sha256_of
+
+    out: Models = {}
+    for name, paths in models.items():
+        out[name] = []
+        for k, path in enumerate(paths, 1):
+            source = checkpoint_file(path)
+            target = results / "int8" / name / f"member-{k}.safetensors"
+            digest = sha256_of(source)
+            if not target.is_file() or load_metadata(target).get("int8_of") != digest:
+                tensors, meta = load_tensors(source)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                save(target, quantize_int8(tensors), meta | {"quantized": INT8_ROWS,
+                                                             "int8_of": digest})
+            out[name].append(target)
+    return out
 
 
 def checkpoint_file(path: Path) -> Path:
@@ -88,13 +135,23 @@ def command_of(facts: dict[str, Any], member: int) -> str:
     ]
     if cfg.get("preset"):
         parts.append(f"--preset {cfg['preset']}")
-    if cfg.get("dev_sample"):
+    from inflect.model import Config
+
+    preset = Config.from_preset(cfg.get("preset")).to_dict()
+    if cfg.get("dev_sample") or preset["dev_sample"]:
         parts.append(f"--dev-sample {cfg['dev_sample']}")
     if cfg.get("language_temperature", 1.0) != 1.0:
         parts.append(f"--language-temperature {cfg['language_temperature']}")
+    for key in ("emb_dim", "hidden_dim", "layers"):  # a network size other than the preset's
+        if cfg.get(key, preset[key]) != preset[key]:
+            parts.append(f"--{key.replace('_', '-')} {cfg[key]}")
     trainings = facts.get("member_trainings") or [facts.get("training") or {}]
     init = trainings[min(member, len(trainings)) - 1].get("init_from")
     out = f"runs/{data.get('setting', 'run')}-member{member}"
+    if lang != "all" and facts.get("per_language"):
+        out = f"runs/{data.get('setting', 'run')}/{lang}" + (f"-{member}" if member > 1 else "")
+    if not init and cfg["learning_rate"] != preset["learning_rate"]:
+        parts.append(f"--learning-rate {cfg['learning_rate']:g}")
     if init:  # a warm start: the checkpoint it began from, and its learning rate
         parts.append(f"--init-from {init['path']} --learning-rate {cfg['learning_rate']:g}")
         if Path(init["path"]).parent == Path(out):  # the start's own run folder
@@ -145,18 +202,20 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
     return frame
 
 
-def store_members(name: str, paths: list[Path], out_dir: Path, half: bool) -> list[str]:
-    """Write the members to ``out_dir/NAME/member-k.safetensors``; their paths relative to
-    ``out_dir``. Every member is read before anything is written (the members may already lie
-    in ``out_dir/NAME``: re-shipping a shipped model), into a new folder that then replaces the
-    old one."""
+def store_members(name: str, paths: list[Path], out_dir: Path, half: bool,
+                  folder_name: str | None = None) -> list[str]:
+    """Write the members to ``out_dir/FOLDER/member-k.safetensors`` (FOLDER: ``folder_name``,
+    default NAME); their paths relative to ``out_dir``. Every member is read before anything is
+    written (the members may already lie in ``out_dir/FOLDER``: re-shipping a shipped model),
+    into a new folder that then replaces the old one."""
     import torch
 
     from inflect.checkpoint import load_tensors, save_tensors
 
     members = [load_tensors(checkpoint_file(path)) for path in paths]
+    name = folder_name or name
     folder = out_dir / name
-    staging = out_dir / f".{name}.new"
+    staging = folder.parent / f".{folder.name}.new"
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
@@ -257,7 +316,11 @@ def results_table(frame, baseline, setting: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", action="append", required=True, metavar="NAME=CKPT[,CKPT]")
+    parser.add_argument("--model", action="append", default=[], metavar="NAME=CKPT[,CKPT]")
+    parser.add_argument("--queue", action="append", default=[], metavar="SETTING=ROOT",
+                        help="every language of an `inflect queue` folder, one model each")
+    parser.add_argument("--int8", action="store_true",
+                        help="store the --queue models in int8 (scored as stored)")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out-dir", default="inflect/models")
     parser.add_argument("--results", default="runs/ship")
@@ -271,7 +334,14 @@ def main() -> None:
     from inflect.languages import all_languages
 
     models = parse_models(args.model)
-    facts = {name: model_facts(paths) for name, paths in models.items()}
+    per_language = queue_models(args.queue)
+    if args.int8:
+        per_language = quantized(per_language, Path(args.results))
+    models.update(per_language)
+    if not models:
+        raise SystemExit("give --model or --queue")
+    facts = {name: model_facts(paths) | {"per_language": name in per_language}
+             for name, paths in models.items()}
     scores = {
         name: evaluate_model(name, paths, facts[name]["languages"], args)
         for name, paths in models.items()
@@ -291,10 +361,14 @@ def main() -> None:
     if missing:
         raise SystemExit("every language must be served; add a model for those above")
     out_dir = Path(args.out_dir)
-    stored = {
-        name: store_members(name, paths, out_dir, not args.keep_dtype)
-        for name, paths in models.items()
-    }
+    stored = {}
+    for name, paths in models.items():
+        if name in per_language:
+            language, _, setting = name.rpartition("-")
+            stored[name] = store_members(name, paths, out_dir, not (args.keep_dtype or args.int8),
+                                         f"per-language/{setting}/{language}")
+        else:
+            stored[name] = store_members(name, paths, out_dir, not args.keep_dtype)
     (out_dir / "registry.toml").write_text(registry_text(models, facts, stored, scores))
     print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, {len(models)} models)")
 
