@@ -74,12 +74,16 @@ def at_budget(frame, minutes: float) -> float:
     return float(within["dev_accuracy"].max()) if len(within) else float("nan")
 
 
-def report(out: Path, names: list[str], budgets: tuple[float, ...]) -> str:
+def report(out: Path, names: list[str], budgets: tuple[float, ...],
+           data_dir: str | None = None) -> str:
     from inflect.baseline import official_baseline
 
     frame = curves(out, names)
     frame.to_csv(out / "results.csv", index=False)
-    baseline = official_baseline()
+    baseline = official_baseline(data_dir=data_dir)
+    if baseline is None:
+        raise SystemExit("no official baseline file: give --data-dir (the folder of "
+                         "conll2018-task1-baseline-dev.csv or of conll2018-task1)")
     lines = []
     for setting in ("high", "medium"):
         chosen = [n for n in names if CONFIGS[n][0] == setting and n in set(frame["config"])]
@@ -142,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.data_dir:
                 command += ["--data-dir", args.data_dir]
             subprocess.run([*command, "--", *train_args], check=False)
-    print(report(out, names, tuple(float(b) for b in args.budgets.split(","))))
+    budgets = tuple(float(b) for b in args.budgets.split(","))
+    print(report(out, names, budgets, args.data_dir))
     return 0
 
 
