@@ -153,3 +153,20 @@ def test_the_recipe_runs_the_queue_as_ray_tasks(tmp_path):
     lines: list[str] = []
     run_queue(QueueSpec.load(root), root, data_dir=data, log=lines.append, poll_seconds=0.2)
     assert "0 of 2 language(s) to train" in "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_a_lengthened_queue_continues_its_finished_languages(tmp_path):
+    data, root = _data(tmp_path), tmp_path / "queue"
+    short = QueueSpec("low", ("german",), (*TINY[:2], "--epochs=2", *TINY[4:]))
+    run_queue(short, root, data_dir=data, log=lambda _: None, poll_seconds=0.2)
+    assert [int(r["epoch"]) for r in _metrics(root / "german")] == [1, 2]
+    lines: list[str] = []
+    # the same options with more epochs: the finished run goes on from epoch 2
+    statuses = run_queue(QueueSpec("low", ("german",), TINY), root, data_dir=data,
+                         log=lines.append, poll_seconds=0.2)
+    assert "german: resume after epoch 2" in "\n".join(lines)
+    assert [int(r["epoch"]) for r in _metrics(root / "german")] == [1, 2, 3]
+    assert statuses[0].epochs == 3 and QueueSpec.load(root).length() == {"--epochs": "3"}
+    with pytest.raises(ValueError, match="cannot train"):
+        QueueSpec.load(root).extended(QueueSpec("low", ("german",), ("--preset", "paper")), root)

@@ -47,6 +47,8 @@ __all__ = [
 QUEUE_FILE = "queue.json"
 #: Options of ``inflect train`` that the queue sets itself, per language.
 OWN_OPTIONS = ("--lang", "--setting", "--out", "--resume", "--threads", "--data-dir")
+#: Options that a queue started again may change: how long its languages train.
+LENGTH_OPTIONS = ("--epochs", "--patience")
 #: States of a language in the queue (:class:`LanguageStatus`).
 STATES = ("new", "running", "interrupted", "failed", "finished")
 
@@ -97,13 +99,21 @@ class QueueSpec:
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: not a queue description ({exc})") from None
 
+    def length(self) -> dict[str, str]:
+        """The values of :data:`LENGTH_OPTIONS` in the training options (``--epochs 30``, or
+        ``--epochs=30``)."""
+        return _split_length(self.train_args)[1]
+
     def extended(self, other: QueueSpec, root: Path) -> QueueSpec:
-        """This saved spec with the languages of ``other`` added (same setting and options).
+        """This saved spec with the languages of ``other`` added (same setting and options,
+        except that ``--epochs`` and ``--patience`` may change: the languages then train to the
+        new length, see :func:`run_queue`).
 
         Raises:
             ValueError: ``other`` has another setting or other training options.
         """
-        if other.setting != self.setting or other.train_args != self.train_args:
+        same = _split_length(other.train_args)[0] == _split_length(self.train_args)[0]
+        if other.setting != self.setting or not same:
             raise ValueError(
                 f"{root} is a queue of setting {self.setting} with the training options "
                 f"{' '.join(self.train_args) or '(none)'}; it cannot train "
@@ -111,15 +121,33 @@ class QueueSpec:
                 "another folder"
             )
         added = tuple(lang for lang in other.languages if lang not in self.languages)
-        return QueueSpec(self.setting, self.languages + added, self.train_args)
+        return QueueSpec(self.setting, self.languages + added, other.train_args)
 
     def command(self, root: Path, language: str, state: str) -> list[str]:
-        """The ``inflect train`` arguments that train ``language`` from ``state`` on."""
+        """The ``inflect train`` arguments that train ``language`` from ``state`` on (a resumed
+        run gets the queue's ``--epochs`` / ``--patience``: a queue may have been lengthened)."""
         out = str(root / language)
-        if state == "interrupted":
-            return ["train", "--resume", "--out", out]
+        if state in ("interrupted", "finished"):
+            length = [a for k, v in self.length().items() for a in (k, v)]
+            return ["train", "--resume", *length, "--out", out]
         return ["train", "--lang", language, "--setting", self.setting, *self.train_args,
                 "--out", out]
+
+
+def _split_length(args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """``args`` without :data:`LENGTH_OPTIONS`, and those options' values."""
+    rest, length, i = [], {}, 0
+    while i < len(args):
+        name, eq, value = args[i].partition("=")
+        if name in LENGTH_OPTIONS:
+            if not eq:
+                i += 1
+                value = args[i] if i < len(args) else ""
+            length[name] = value
+        else:
+            rest.append(args[i])
+        i += 1
+    return rest, length
 
 
 @dataclass
@@ -134,6 +162,7 @@ class LanguageStatus:
         best_accuracy: the selected epoch's dev accuracy in percent (None before the first epoch).
         best_epoch: that epoch.
         cpu_seconds: CPU time of the completed epochs.
+        stopped_early: the run ended by early stopping (more epochs would not continue it).
     """
 
     language: str
@@ -143,6 +172,13 @@ class LanguageStatus:
     best_accuracy: float | None = None
     best_epoch: int = 0
     cpu_seconds: float = 0.0
+    stopped_early: bool = False
+
+    def wants_more(self, epochs: int | None) -> bool:
+        """A finished run that a queue of ``epochs`` epochs continues (it reached its own last
+        epoch, below ``epochs``, without stopping early)."""
+        return (self.state == "finished" and epochs is not None and self.epochs < epochs
+                and not self.stopped_early)
 
 
 def _is_locked(folder: Path) -> bool:
@@ -191,6 +227,7 @@ def language_status(root: Path, language: str, failed: bool = False,
         best_accuracy=None if best is None or best < 0 else float(best),
         best_epoch=int(run.get("best_epoch", 0)),
         cpu_seconds=float(sum(_number(m.get("cpu_seconds")) for m in metrics)),
+        stopped_early=bool(run.get("stopped_early")),
     )
 
 
@@ -291,9 +328,12 @@ def run_queue(
     if data_dir is not None:
         env["INFLECT_DATA_DIR"] = str(Path(data_dir).absolute())
     todo = []
+    epochs = spec.length().get("--epochs")
     for status in queue_status(root):
         if status.state == "running":
             log(f"{status.language}: skipped, another process is training it")
+        elif status.wants_more(int(epochs) if epochs else None):
+            todo.append(status)
         elif status.state == "finished":
             log(f"{status.language}: finished before (epoch {status.epochs}, best dev "
                 f"{status.best_accuracy:.1f}% at epoch {status.best_epoch})")
@@ -346,8 +386,8 @@ def _start(spec: QueueSpec, root: Path, status: LanguageStatus, python: str,
     handle = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed when the job ends)
     handle.write(f"\n[{time.strftime('%Y-%m-%d %H:%M:%S')}] inflect {' '.join(args)}\n")
     handle.flush()
-    verb = "resume" if status.state == "interrupted" else "start"
-    where = f" after epoch {status.epochs}" if status.state == "interrupted" else ""
+    verb = "start" if status.state in ("new", "failed") else "resume"
+    where = "" if verb == "start" else f" after epoch {status.epochs}"
     log(f"{status.language}: {verb}{where} (log {log_path})")
     process = subprocess.Popen(
         [python, "-m", "inflect", *args], stdout=handle, stderr=subprocess.STDOUT, env=env,
@@ -395,7 +435,9 @@ def run_language(spec: QueueSpec, root: str | Path, language: str, threads: int 
 
     root = Path(root)
     status = language_status(root, language)
-    if status.state in ("finished", "running"):
+    epochs = spec.length().get("--epochs")
+    more = status.wants_more(int(epochs) if epochs else None)
+    if status.state == "running" or (status.state == "finished" and not more):
         return status
     args = [*spec.command(root, language, status.state), "--threads", str(threads)]
     if data_dir is not None:
