@@ -370,7 +370,9 @@ def main() -> None:
         else:
             stored[name] = store_members(name, paths, out_dir, not args.keep_dtype)
     (out_dir / "registry.toml").write_text(registry_text(models, facts, stored, scores))
-    print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, {len(models)} models)")
+    size = sum(p.stat().st_size for p in out_dir.rglob("*.safetensors"))
+    print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, {len(models)} models; "
+          f"{size / 1e6:.1f} MB of weights in {out_dir})")
 
 
 if __name__ == "__main__":
