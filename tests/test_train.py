@@ -247,10 +247,10 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(tmp_path):
             for k in fa.keys():  # noqa: SIM118
                 assert torch.equal(fa.get_tensor(k), fb.get_tensor(k)), (name, k)
     ma = pd.read_csv(tmp_path / "a" / "metrics.csv").drop(
-        columns=["seconds", "train_examples_per_s"]
+        columns=["seconds", "cpu_seconds", "train_examples_per_s"]
     )
     mb = pd.read_csv(tmp_path / "b" / "metrics.csv").drop(
-        columns=["seconds", "train_examples_per_s"]
+        columns=["seconds", "cpu_seconds", "train_examples_per_s"]
     )
     pd.testing.assert_frame_equal(ma, mb)
 
@@ -449,7 +449,7 @@ def test_stopped_inside_an_epoch_resumes_to_the_same_weights(tmp_path, stop_at):
             assert sorted(fa.keys()) == sorted(fb.keys())
             for k in fa.keys():  # noqa: SIM118
                 assert torch.equal(fa.get_tensor(k), fb.get_tensor(k)), (name, k)
-    drop = ["seconds", "train_examples_per_s"]
+    drop = ["seconds", "cpu_seconds", "train_examples_per_s"]
     pd.testing.assert_frame_equal(
         pd.read_csv(tmp_path / "a" / "metrics.csv").drop(columns=drop),
         pd.read_csv(tmp_path / "b" / "metrics.csv").drop(columns=drop),
