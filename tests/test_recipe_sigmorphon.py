@@ -352,3 +352,37 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
         "--seed 3 --preset tiny --init-from runs/high-member1/model.safetensors "
         "--learning-rate 0.0005 --epochs 60 --patience 60 --out runs/high-member2"
     )
+
+
+def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
+    """Hand-made scores: fi-high beats the multilingual model by 10 points (1 MB), lt-high by 4
+    (0.5 MB: 8 points per MB), sv-high loses; the budget (2.6 MB, 1 MB of it the multilingual
+    model) holds fi and lt but not de-high on top; de's own model, beaten by de-high, is still
+    de's best once de-high is left out, so nothing is dropped. With room for de-high, de's own
+    model is no language's best and is dropped."""
+    import pandas as pd
+
+    ship = _load_ship()
+
+    def frame(scores):
+        return pd.DataFrame(list(scores.items()), columns=["language", "accuracy"])
+
+    scores = {
+        "multi": frame({"fi": 70.0, "lt": 60.0, "sv": 80.0, "de": 85.0}),
+        "de-own": frame({"de": 88.0}),
+        "fi-high": frame({"fi": 80.0}), "lt-high": frame({"lt": 64.0}),
+        "sv-high": frame({"sv": 79.0}), "de-high": frame({"de": 90.0}),
+    }
+    settings = dict.fromkeys(scores, "high")
+    sizes = {"multi": 1_000_000, "de-own": 0, "fi-high": 1_000_000, "lt-high": 500_000,
+             "sv-high": 500_000, "de-high": 1_000_000}
+    per_language = {"fi-high", "lt-high", "sv-high", "de-high"}
+    # gains per byte: lt 8e-6, fi 1e-5, de 2e-6 (over de-own's 88), sv none
+    chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 2.6e6)
+    assert (chosen, dropped) == (["fi-high", "lt-high"], [])
+    chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 3.5e6)
+    assert (chosen, dropped) == (["de-high", "fi-high", "lt-high"], ["de-own"])
+    # another setting's model does not count against a high per-language model
+    settings["multi"] = "medium"
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 10e6)
+    assert "sv-high" in chosen

@@ -26,6 +26,12 @@ language of the queue in ``ROOT`` that has a selected model, the model ``LANGUAG
 (its one member ``ROOT/LANGUAGE``), stored as ``--out-dir/per-language/SETTING/LANGUAGE``;
 ``--int8`` stores those in int8 with per-row scales (:func:`inflect.checkpoint.quantize_int8`)
 and scores them *as stored* (the quantized files are written to ``--results/int8/`` first).
+Only finished languages are taken, and only the per-language models that beat every other model
+of their setting on their language's dev set, by decreasing dev gain per MB while the shipped
+weights stay within ``--budget-mb`` (100); a model that is then no language's best (a language's
+own model beaten by its per-language one) is dropped, and weight files no model lists are
+removed. ``--keep NAME`` keeps a model of ``--out-dir``'s registry as shipped (its files, its
+table, its dev scores: nothing is scored again).
 """
 
 from __future__ import annotations
@@ -51,11 +57,14 @@ def parse_models(specs: list[str]) -> Models:
     return models
 
 
-def queue_models(specs: list[str]) -> Models:
-    """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue."""
-    from inflect.training.queue import QueueSpec
+def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
+    """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue, for
+    the languages whose run has finished (a running one's model is not its last); and each
+    one's best dev accuracy during training (greedy, from its metrics)."""
+    from inflect.training.queue import QueueSpec, language_status
 
     models: Models = {}
+    greedy: dict[str, float] = {}
     for spec in specs:
         setting, _, root = spec.partition("=")
         if not setting or not root:
@@ -64,9 +73,89 @@ def queue_models(specs: list[str]) -> Models:
         if queue.setting != setting:
             raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
         for lang in queue.languages:
-            if (Path(root) / lang / "model.safetensors").is_file():
+            status = language_status(Path(root), lang)
+            if status.state == "finished":
                 models[f"{lang}-{setting}"] = [Path(root) / lang]
-    return models
+                greedy[f"{lang}-{setting}"] = status.best_accuracy
+    return models, greedy
+
+
+def hopeless(greedy: dict[str, float], others: dict[str, Any], settings: dict[str, str],
+             margin: float) -> list[str]:
+    """The per-language models whose training-time dev accuracy (greedy) is more than
+    ``margin`` points below the best other model of their setting on their language (beam 5):
+    not worth the beam-5 scoring."""
+    out = []
+    for name, acc in greedy.items():
+        lang, setting = name.rpartition("-")[0], name.rpartition("-")[2]
+        best = max((float(frame.loc[frame["language"] == lang, "accuracy"].max())
+                    for n, frame in others.items()
+                    if settings.get(n) == setting and (frame["language"] == lang).any()),
+                   default=-1.0)
+        if acc < best - margin:
+            out.append(name)
+    return out
+
+
+def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[str, Any]]:
+    """The ``[model.NAME]`` tables of already shipped models (``out_dir/registry.toml``) and
+    their per-language dev scores (a frame of language, accuracy), kept as they are: neither
+    scored again nor stored again."""
+    import tomllib
+
+    import pandas as pd
+
+    registry = tomllib.loads((out_dir / "registry.toml").read_text(encoding="utf-8"))
+    tables, scores = {}, {}
+    for name in names:
+        if name not in registry.get("model", {}):
+            raise SystemExit(f"--keep {name}: no such model in {out_dir / 'registry.toml'}")
+        tables[name] = registry["model"][name]
+        rows = [(lang, acc) for lang, served in registry.get("language", {}).items()
+                for model, acc in served.items() if model == name]
+        scores[name] = pd.DataFrame(rows, columns=["language", "accuracy"])
+    return tables, scores
+
+
+def select_per_language(scores: dict[str, Any], settings: dict[str, str],
+                        sizes: dict[str, int], per_language: set[str], budget: float,
+                        ) -> tuple[list[str], list[str]]:
+    """Which per-language models to ship, and which other models no language needs.
+
+    A per-language model ``LANG-SETTING`` is a candidate when it beats, on LANG's dev set, every
+    other model of its setting that serves LANG; candidates are taken in decreasing order of
+    that gain per byte while the total size of the shipped weights stays within ``budget``
+    (bytes; the non-per-language models count first). Then a model that is the best of its
+    setting for no language is dropped (e.g. a language's own model that a new per-language
+    model beats). Returns (the chosen per-language models, the dropped other models)."""
+    acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
+           for name, frame in scores.items()}
+
+    def best_other(lang: str, setting: str, chosen: set[str], exclude: str) -> float:
+        return max((a[lang] for n, a in acc.items() if n != exclude and lang in a
+                    and settings[n] == setting and (n not in per_language or n in chosen)),
+                   default=-1.0)
+
+    gains = []
+    for name in per_language:
+        lang, setting = name.rpartition("-")[0], settings[name]
+        gain = acc[name][lang] - best_other(lang, setting, set(), name)
+        if gain > 0:
+            gains.append((gain / sizes[name], name))
+    total = sum(size for name, size in sizes.items() if name not in per_language)
+    chosen = set()
+    for _, name in sorted(gains, reverse=True):
+        if total + sizes[name] <= budget:
+            chosen.add(name)
+            total += sizes[name]
+    dropped = []
+    for name in acc:
+        if name in per_language:
+            continue
+        setting = settings[name]
+        if not any(a >= best_other(lang, setting, chosen, name) for lang, a in acc[name].items()):
+            dropped.append(name)
+    return sorted(chosen), dropped
 
 
 def quantized(models: Models, results: Path) -> Models:
@@ -234,9 +323,11 @@ def store_members(name: str, paths: list[Path], out_dir: Path, half: bool,
 
 
 def registry_text(
-    models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any]
+    models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any],
+    kept: dict[str, dict] | None = None,
 ) -> str:
-    """Registry version 2 (see inflect.models)."""
+    """Registry version 2 (see inflect.models); ``kept``: ``[model.NAME]`` tables written as
+    they were."""
     lines = [
         "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
         "# recipes/sigmorphon2018/ship.py. [model.NAME]: an ensemble of members; [language.NAME]:",
@@ -270,6 +361,13 @@ def registry_text(
             *[f"  {json.dumps(command_of(f, k))}," for k in range(1, len(stored[name]) + 1)],
             "]",
         ]
+    for name, table in (kept or {}).items():
+        lines += ["", f"[model.{name}]"]
+        for key, value in table.items():
+            if isinstance(value, list):
+                lines += [f"{key} = [", *[f"  {json.dumps(v)}," for v in value], "]"]
+            else:
+                lines.append(f"{key} = {json.dumps(value)}")
     by_language: dict[str, dict[str, float]] = {}
     for name, frame in scores.items():
         for row in frame.itertuples():
@@ -317,10 +415,19 @@ def results_table(frame, baseline, setting: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", action="append", default=[], metavar="NAME=CKPT[,CKPT]")
+    parser.add_argument("--keep", action="append", default=[], metavar="NAME",
+                        help="a model of --out-dir's registry, kept as shipped (not rescored)")
     parser.add_argument("--queue", action="append", default=[], metavar="SETTING=ROOT",
-                        help="every language of an `inflect queue` folder, one model each")
+                        help="every finished language of an `inflect queue` folder, one model each")
     parser.add_argument("--int8", action="store_true",
                         help="store the --queue models in int8 (scored as stored)")
+    parser.add_argument("--budget-mb", type=float, default=100.0,
+                        help="the shipped weights' total size; per-language models are added by "
+                             "dev gain per MB while it holds (default 100)")
+    parser.add_argument("--margin", type=float, default=1.0,
+                        help="a --queue model whose greedy dev accuracy in training is more than "
+                             "this many points below a --keep model of its setting on its "
+                             "language is not scored (default 1)")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out-dir", default="inflect/models")
     parser.add_argument("--results", default="runs/ship")
@@ -333,34 +440,56 @@ def main() -> None:
     from inflect.baseline import official_baseline
     from inflect.languages import all_languages
 
+    out_dir = Path(args.out_dir)
     models = parse_models(args.model)
-    per_language = queue_models(args.queue)
+    per_language, greedy = queue_models(args.queue)
+    kept, kept_scores = kept_models(args.keep, out_dir)
+    skip = hopeless(greedy, kept_scores, {n: t["setting"] for n, t in kept.items()},
+                    args.margin)
+    if skip:
+        print(f"not scored ({len(skip)}: greedy dev more than {args.margin} below the kept "
+              f"model's): {', '.join(sorted(skip))}")
+    per_language = {n: p for n, p in per_language.items() if n not in skip}
     if args.int8:
         per_language = quantized(per_language, Path(args.results))
     models.update(per_language)
-    if not models:
-        raise SystemExit("give --model or --queue")
+    if not models and not kept:
+        raise SystemExit("give --model, --keep or --queue")
     facts = {name: model_facts(paths) | {"per_language": name in per_language}
              for name, paths in models.items()}
     scores = {
         name: evaluate_model(name, paths, facts[name]["languages"], args)
         for name, paths in models.items()
     }
-    served = {lang for frame in scores.values() for lang in frame["language"]}
-    missing = sorted(s.name for s in all_languages() if s.name not in served)
     baseline = official_baseline(data_dir=args.data_dir)
     results = Path(args.results)
     for name, frame in scores.items():
         setting = facts[name]["setting"]
         (results / f"table-dev-{name}.md").write_text(results_table(frame, baseline, setting))
         print(f"{name}: macro dev accuracy {frame['accuracy'].mean():.2f} over {len(frame)}")
+    settings = {name: f["setting"] for name, f in facts.items()}
+    settings |= {name: table["setting"] for name, table in kept.items()}
+    sizes = {name: sum(checkpoint_file(p).stat().st_size for p in paths)
+             // (1 if name in per_language or args.keep_dtype else 2)  # stored in float16
+             for name, paths in models.items()}
+    sizes |= {name: sum((out_dir / m).stat().st_size for m in table["members"])
+              for name, table in kept.items()}
+    chosen, dropped = select_per_language(scores | kept_scores, settings, sizes,
+                                          set(per_language), args.budget_mb * 1e6)
+    for name in [n for n in per_language if n not in chosen] + dropped:
+        models.pop(name, None)
+        kept.pop(name, None)
+    print(f"per-language models shipped: {len(chosen)} of {len(per_language)}"
+          + (f"; dropped (no language's best): {', '.join(dropped)}" if dropped else ""))
+    shipped = {n: s for n, s in (scores | kept_scores).items() if n in models or n in kept}
+    served = {lang for frame in shipped.values() for lang in frame["language"]}
+    missing = sorted(s.name for s in all_languages() if s.name not in served)
     if missing:
         print(f"not served: {', '.join(missing)}", file=sys.stderr)
     if args.dry_run:
         return
     if missing:
         raise SystemExit("every language must be served; add a model for those above")
-    out_dir = Path(args.out_dir)
     stored = {}
     for name, paths in models.items():
         if name in per_language:
@@ -369,10 +498,26 @@ def main() -> None:
                                          f"per-language/{setting}/{language}")
         else:
             stored[name] = store_members(name, paths, out_dir, not args.keep_dtype)
-    (out_dir / "registry.toml").write_text(registry_text(models, facts, stored, scores))
+    remove_unshipped(out_dir, [m for ms in stored.values() for m in ms]
+                     + [m for table in kept.values() for m in table["members"]])
+    (out_dir / "registry.toml").write_text(
+        registry_text(models, facts, stored, shipped, kept))
     size = sum(p.stat().st_size for p in out_dir.rglob("*.safetensors"))
-    print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, {len(models)} models; "
-          f"{size / 1e6:.1f} MB of weights in {out_dir})")
+    print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, "
+          f"{len(models) + len(kept)} models; {size / 1e6:.1f} MB of weights in {out_dir})")
+
+
+def remove_unshipped(out_dir: Path, members: list[str]) -> None:
+    """Remove the weight files under ``out_dir`` that no shipped model lists (a model dropped
+    or replaced), and the folders they leave empty."""
+    keep = {(out_dir / m).resolve() for m in members}
+    for path in sorted(out_dir.rglob("*.safetensors")):
+        if path.resolve() not in keep:
+            print(f"removed {path} (no longer shipped)")
+            path.unlink()
+    for folder in sorted((p for p in out_dir.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
 
 
 if __name__ == "__main__":
