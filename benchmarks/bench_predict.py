@@ -24,7 +24,7 @@ Usage::
     python benchmarks/bench_predict.py --data-dir ../shared/data/conll2018-task1 --threads 2 \\
         --against ../main-at-890871e [--model M --model M2] [--n 1000] [--repeat 2]
 
-The default members are the shipped German ensemble of this checkout.
+The default members are those of the shipped model serving German in this checkout.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def main() -> None:
         "--model",
         action="append",
         default=None,
-        help="checkpoint (repeatable; default: the shipped German ensemble)",
+        help="checkpoint (repeatable; default: the shipped model serving German)",
     )
     ap.add_argument(
         "--against",
@@ -253,11 +253,10 @@ def main() -> None:
 
     sys.path.insert(0, str(HERE))
     from inflect.data import load_split
+    from inflect.models import default_model
     from inflect.predict import make_query
 
-    models = args.model or [
-        str(HERE / "inflect" / "models" / "german" / f"member-{i}.safetensors") for i in (1, 2)
-    ]
+    models = args.model or [str(m) for m in default_model("german").members]
     print(f"cited, not measured: {CITED_PEER}")
     dev = load_split("german", "dev", args.data_dir)[: args.n]
     compare_commands(models, dev, args.against, args.threads, args.repeat)
