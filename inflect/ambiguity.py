@@ -186,7 +186,8 @@ def ambiguity_report(
         certificate = getattr(record.certificate, "value", record.certificate)
         full += certificate == "full_support"
         mode += certificate == "mode_only"
-        forms = tuple((f[0], float(f[1])) for f in record.forms if float(f[1]) > 0.0)
+        model = getattr(record, "model_forms", record.forms)  # the model's, not attested ones
+        forms = tuple((f[0], float(f[1])) for f in model if float(f[1]) > 0.0)
         try:
             tags = TagBundle.parse(record.tags)
         except ValueError as exc:

@@ -733,6 +733,38 @@ _MODELS_DIR_OPTION = click.option(
 )
 
 
+_LEXICON_OPTION = click.option(
+    "--lexicon", "lexicon_files", multiple=True, envvar="INFLECT_LEXICON",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Lexicon of attested forms, lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
+         "(2023); repeatable (env: INFLECT_LEXICON, paths separated by ':'). Its language is the "
+         "file name's (german.tsv, german-train-high), else --lang's. Consulted before the "
+         "shipped lexicon: it overrides it for the inputs it holds.")
+
+
+def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None,
+              shipped: bool = True):
+    """The lexicons of --lexicon / --no-lexicon (the user's files, then the shipped store);
+    a lexicon of another language than --lang is named on stderr (it is not consulted)."""
+    from inflect.lexicon import load_lexicons
+
+    if no_lexicon and lexicon_files:
+        raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon "
+                               "(or unset INFLECT_LEXICON)")
+    if no_lexicon:
+        return None
+    lexicons = load_lexicons(lexicon_files, shipped=shipped, language=lang)
+    if lang and lexicon_files:
+        from inflect.languages import resolve
+
+        wanted = resolve(lang).name
+        user = lexicons.layers[0]
+        if wanted not in user.languages():
+            click.echo(f"warning: the lexicon {user.name} holds {', '.join(sorted(user.languages()))}"
+                       f" forms, not {wanted}: it is not consulted", err=True)
+    return lexicons
+
+
 @main.command("predict")
 @click.argument("lemma", required=False)
 @click.argument("tags", required=False)
@@ -767,14 +799,23 @@ _MODELS_DIR_OPTION = click.option(
                    "rank (1 = most probable), form, probability (empty rank, form and "
                    "probability when no form finished); jsonl; or 2018 (lemma, best form, tags: "
                    "for inflect evaluate).")
+@_LEXICON_OPTION
+@click.option("--no-lexicon", is_flag=True, default=False,
+              help="Ask the model alone: no attested forms (neither --lexicon's nor the shipped "
+                   "lexicon of the shared-task data, which is consulted by default).")
 @_DEVICE_OPTION
 @_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir, threads, setting):
+                    support, out_format, lexicon_files, no_lexicon, device, models_dir, threads,
+                    setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
+
+    Attested forms first: a form written in a lexicon (--lexicon FILE, then the shipped lexicon
+    of the shared-task data) is listed first, marked attested with its source, and the model's
+    own forms follow; --no-lexicon asks the model alone.
 
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
@@ -795,6 +836,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     _check_setting(setting, models)
     fmt = _output_format(out_format)
 
+    from inflect.lexicon import LexiconError
     from inflect.models import NoDefaultModelError
     from inflect.predict import InputError, load_predictor, make_query, read_queries
     from inflect.report import (
@@ -808,8 +850,9 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
+        lexicons = _lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
-                                   setting=setting,
+                                   setting=setting, lexicons=lexicons,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -823,7 +866,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
     _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
-                    (InputError, NoDefaultModelError, ValueError, OSError),
+                    (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
                     PREDICTION_TSV_COLUMNS)
 
 

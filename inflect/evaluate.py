@@ -184,7 +184,7 @@ def _with_statistics(frame: pd.DataFrame, gold: list[Example], searched: list[An
         records = [s.prediction for s in done]
         with_attention = [s for s in done if s.beam.best and s.beam.best.attention is not None]
         stats = sparsity_statistics(
-            [[f.probability for f in r.forms] for r in records],
+            [[f.probability for f in r.model_forms] for r in records],
             [r.certificate for r in records],
             [s.support_sizes or [] for s in done],
             [s.beam.best.attention for s in with_attention],
