@@ -556,10 +556,16 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
               default="auto", show_default=True,
               help="Layout of the --pred and --gold files: 2018 lemma<TAB>form<TAB>tags, 2023 "
                    "lemma<TAB>tags<TAB>form; auto: each file's, from where its tag bundles are.")
+@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+              help="Score the model with this lexicon consulted first (repeatable; 'shipped': "
+                   "the shipped lexicon of the shared-task data). Without it the model alone "
+                   "is scored (INFLECT_LEXICON is not read here). A lexicon that attests the "
+                   "gold forms of more than half a language's inputs is refused.")
 @_format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, baseline, threads, setting, input_format, out_format):
+                     out_prefix, baseline, threads, setting, input_format, lexicon_files,
+                     out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -594,19 +600,43 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             "writes results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
     outputs = [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
     _check_outputs(*outputs)
+    if lexicon_files and pred_files:
+        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
+                               "with --pred the predictions are already made")
+    from inflect.lexicon import LexiconError
+
     try:
+        lexicons = None
+        if lexicon_files:
+            files = [f for f in lexicon_files if f != "shipped"]
+            for path in files:
+                if not os.path.isfile(path):
+                    raise click.BadParameter(f"{path}: no such file (or 'shipped')",
+                                             param_hint="--lexicon")
+            lexicons = _lexicons(tuple(files), False, languages[0] if len(languages) == 1
+                                 else None, shipped="shipped" in lexicon_files)
         if models:
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             result = evaluate_checkpoints(models, languages, split, gold_files,
                                           data_dir=data_dir, beam_size=beam, device=device,
-                                          fmt=input_format)
+                                          fmt=input_format, lexicons=lexicons)
             frame = result.frame
             title = f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))"
+            if result.lexicon is None:
+                scored = "the model alone (no lexicon; --lexicon consults one)"
+            else:
+                answered = sum(a for a, _ in result.attested.values())
+                scored = (f"the model with the lexicon {result.lexicon} first (it answered "
+                          f"{answered:,} of {len(result.gold):,} inputs)")
+            title += f"; scored: {scored}"
+            click.echo(f"scored: {scored}", err=True)
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
         else:
             frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)
-    except (DataFormatError, ValueError, OSError) as exc:
+    except click.ClickException:
+        raise
+    except (DataFormatError, LexiconError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if out_prefix:  # written before rendering: a rendering failure cannot lose them
         from inflect.baseline import official_baseline

@@ -268,7 +268,9 @@ def test_predict_answers_the_attested_form_first_and_no_lexicon_the_model_alone(
 
     user = write(tmp_path / "english.tsv", ["get\tgat\tPST;V"])
     monkeypatch.setenv("INFLECT_LEXICON", str(user))
-    mine = runner.invoke(main, ["predict", "--lang", "english", "get", "V;PST", "--format", "jsonl"])
+    mine = runner.invoke(
+        main, ["predict", "--lang", "english", "get", "V;PST", "--format", "jsonl"]
+    )
     assert mine.exit_code == 0, mine.output
     record = json.loads(mine.output)
     assert record["forms"][0] == {
@@ -293,3 +295,60 @@ def test_predict_refuses_a_malformed_lexicon_naming_file_and_line(tmp_path):
         main, ["predict", "--lang", "english", "go", "V;PST", "--lexicon", str(bad), "--no-lexicon"]
     )
     assert both.exit_code == 2 and "--no-lexicon" in both.output
+
+
+# --- evaluation stays honest --------------------------------------------------------------------
+
+GERMAN_GOLD = ["Katze\tKatzen\tN;NOM;PL", "Wort\tWortes\tN;GEN;SG", "Haus\tHäusern\tN;DAT;PL"]
+
+
+def test_evaluate_scores_the_model_alone_unless_a_lexicon_is_given(tmp_path, one_thread):
+    from inflect.evaluate import evaluate_checkpoints
+    from inflect.models import default_model
+
+    gold = write(tmp_path / "german-dev", GERMAN_GOLD)
+    runner = CliRunner()
+    alone = runner.invoke(
+        main, ["evaluate", "--gold", str(gold), "--lang", "german", "--format", "tsv"]
+    )
+    assert alone.exit_code == 0, alone.output
+    assert "scored: the model alone" in alone.output
+
+    refused = runner.invoke(
+        main, ["evaluate", "--gold", str(gold), "--lang", "german", "--lexicon", str(gold)]
+    )
+    assert refused.exit_code == 1
+    assert "attests the gold form of 3 of the 3 german gold inputs" in refused.output
+
+    wrong = write(tmp_path / "german.tsv", ["Haus\tHausx\tN;DAT;PL"])
+    members = default_model("german").members
+    result = evaluate_checkpoints(
+        members, ["german"], gold_files=[gold], lexicons=load_lexicons([wrong], shipped=False)
+    )
+    assert result.attested == {"german": (1, 0)}
+    assert result.lexicon == str(wrong)
+    best = [s.prediction.best.form for s in result.searched]
+    assert best[2] == "Hausx"
+    right = sum(b == line.split("\t")[1] for b, line in zip(best, GERMAN_GOLD, strict=True))
+    assert result.frame["accuracy"][0] == pytest.approx(100 * right / 3)
+    assert right <= 2
+
+
+def test_evaluate_refuses_the_shipped_lexicon_on_the_dev_set_it_holds(conll2018):
+    out = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "--lang",
+            "english",
+            "--split",
+            "dev",
+            "--data-dir",
+            str(conll2018),
+            "--lexicon",
+            "shipped",
+        ],
+    )
+    assert out.exit_code == 1, out.output
+    dev = [x for x in (conll2018 / "english-dev").read_text(encoding="utf-8").split("\n") if x]
+    assert f"of the {len(dev):,} english gold inputs" in out.output
