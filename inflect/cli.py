@@ -524,6 +524,20 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
         raise click.ClickException(str(exc)) from None
 
 
+def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
+    """The lexicons of evaluate's / report's ``--lexicon FILE|shipped`` (None when not given:
+    the model alone)."""
+    if not lexicon_files:
+        return None
+    files = tuple(f for f in lexicon_files if f != "shipped")
+    for path in files:
+        if not os.path.isfile(path):
+            raise click.BadParameter(f"{path}: no such file (or 'shipped')",
+                                     param_hint="--lexicon")
+    return _lexicons(files, False, languages[0] if len(languages) == 1 else None,
+                     shipped="shipped" in lexicon_files)
+
+
 @main.command("evaluate")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
@@ -606,15 +620,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     from inflect.lexicon import LexiconError
 
     try:
-        lexicons = None
-        if lexicon_files:
-            files = [f for f in lexicon_files if f != "shipped"]
-            for path in files:
-                if not os.path.isfile(path):
-                    raise click.BadParameter(f"{path}: no such file (or 'shipped')",
-                                             param_hint="--lexicon")
-            lexicons = _lexicons(tuple(files), False, languages[0] if len(languages) == 1
-                                 else None, shipped="shipped" in lexicon_files)
+        lexicons = _given_lexicons(lexicon_files, languages)
         if models:
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             result = evaluate_checkpoints(models, languages, split, gold_files,
@@ -683,10 +689,13 @@ def report() -> None:
 @click.option("--maps", type=click.IntRange(min=0), default=2, show_default=True,
               help="Attention maps per ambiguous input in the HTML report (its most probable "
                    "output strings); 0 for none.")
+@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+              help="Mark the forms this lexicon attests (repeatable; 'shipped': the shipped "
+                   "lexicon). Without it the report is the model's alone.")
 @_format_option("without --out, one line per form of each ambiguous input: tags, lemma, "
                 "language, gold, gold_in_support, certificate, count, rank, form, probability")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads, setting, out_format):
+                     maps, threads, setting, lexicon_files, out_format):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -716,15 +725,19 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
+    from inflect.lexicon import LexiconError
+
     try:
+        lexicons = _given_lexicons(lexicon_files, languages)
         gold = load_gold(languages, split, gold_files, data_dir)
-        predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam)
-        result = evaluate_predictor(predictor, gold)
+        predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam,
+                                               lexicons=lexicons)
+        result = evaluate_predictor(predictor, gold, check_lexicon=False)
         done = [s for s in result.searched if s is not None]
         found = ambiguity_report([s.prediction for s in done], result.gold,
                                  explain_all(predictor, done, maps) if html and maps else None,
                                  rejected=len(result.errors))
-    except (DataFormatError, ValueError, OSError) as exc:
+    except (DataFormatError, LexiconError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for error in result.errors:
         click.echo(f"rejected (not in the report): {error}", err=True)

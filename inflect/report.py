@@ -628,6 +628,12 @@ def ambiguity_rich(report: AmbiguityReport) -> Group:
                     text.append(", ")
                 text.append(form, style="green" if is_gold else None)
                 text.append(f" ({p})", style="dim")
+                if item.source_of(form) is not None:
+                    text.append(" attested", style="bold green")
+            listed = {form for form, _ in item.forms}
+            for form, source in item.attested:
+                if form not in listed:
+                    text.append(f"; attested {form} ({source}), not the model's", style="green")
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
             if item.gold_in_support is False and not item.complete:
                 hit = "no (list incomplete)"
@@ -729,6 +735,10 @@ def ambiguity_markdown(
             forms = _md_forms(head, item.gold)
             if tail:
                 forms += f"; {tail_summary(tail, item.gold)}: {_md_forms(tail, item.gold)}"
+            if item.attested:
+                forms += "; attested: " + ", ".join(
+                    f"{_md_text(form)} ({_md_text(source)})" for form, source in item.attested
+                )
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
             count = (
                 f"more than {item.more_than}"
