@@ -762,9 +762,7 @@ class Predictor(Searcher):
         super().__init__(models, **options)
         if lexicons is None:
             lexicons = ()
-        self.lexicons: Lexicons = (
-            lexicons if isinstance(lexicons, Lexicons) else Lexicons(lexicons)
-        )
+        self.lexicons: Lexicons = lexicons if isinstance(lexicons, Lexicons) else Lexicons(lexicons)
         for loaded in self.loaded:
             if loaded.is_translation:
                 raise ValueError(

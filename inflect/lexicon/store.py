@@ -155,8 +155,10 @@ class ShippedLexicon:
         except Exception as exc:  # pyarrow raises its own errors for a broken file
             raise LexiconError(f"{self.path}: not a lexicon store ({exc})") from None
         if index.get("format") != _FORMAT:
-            raise LexiconError(f"{self.path}: lexicon store format {index.get('format')!r}, "
-                               f"this version reads {_FORMAT}")
+            raise LexiconError(
+                f"{self.path}: lexicon store format {index.get('format')!r}, "
+                f"this version reads {_FORMAT}"
+            )
         self._file, self._index = handle, index
 
     def languages(self) -> frozenset[str]:
@@ -182,7 +184,11 @@ class ShippedLexicon:
             bundles: dict[str, TagBundle] = {}
             entries: dict[tuple[str, TagBundle], list[Attestation]] = {}
             for lemma, tags, form, split, line in zip(
-                data["lemma"], data["tags"], data["form"], data["split"], data["line"],
+                data["lemma"],
+                data["tags"],
+                data["form"],
+                data["split"],
+                data["line"],
                 strict=True,
             ):
                 bundle = bundles.get(tags)
