@@ -791,10 +791,11 @@ def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None
     a lexicon of another language than --lang is named on stderr (it is not consulted)."""
     from inflect.lexicon import load_lexicons
 
-    if no_lexicon and lexicon_files:
-        raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon "
-                               "(or unset INFLECT_LEXICON)")
     if no_lexicon:
+        ctx = click.get_current_context()
+        given = ctx.get_parameter_source("lexicon_files") == click.core.ParameterSource.COMMANDLINE
+        if lexicon_files and given:  # INFLECT_LEXICON alone: --no-lexicon overrides it
+            raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
         return None
     lexicons = load_lexicons(lexicon_files, shipped=shipped, language=lang)
     if lang and lexicon_files:

@@ -283,6 +283,9 @@ def test_predict_answers_the_attested_form_first_and_no_lexicon_the_model_alone(
     assert got not in [f["form"] for f in record["forms"] if f["attested"]]  # overridden
     best = runner.invoke(main, ["predict", "--lang", "english", "get", "V;PST", "--format", "2018"])
     assert best.output == "get\tgat\tV;PST\n"
+    model = runner.invoke(main, [*args, "--no-lexicon"])  # overrides INFLECT_LEXICON
+    assert model.exit_code == 0, model.output
+    assert model.output == alone.output
 
 
 def test_predict_refuses_a_malformed_lexicon_naming_file_and_line(tmp_path):
