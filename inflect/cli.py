@@ -839,10 +839,12 @@ def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None
               default=None,
               help="Output: table (default on a terminal); tsv (default in a pipe): a header "
                    "line, then one line per form listed with the columns lemma, tags, language, "
-                   "certificate (full_support, mode_only, none), count (forms listed, or >N), "
-                   "rank (1 = most probable), form, probability (empty rank, form and "
-                   "probability when no form finished); jsonl; or 2018 (lemma, best form, tags: "
-                   "for inflect evaluate).")
+                   "certificate (the model's: full_support, mode_only, none), count (forms the "
+                   "model lists, or >N), rank (1 = the first form: an attested one where there "
+                   "is one), form, probability (the model's), source (model, or where the form "
+                   "is attested); rank, form, probability and source empty when the model "
+                   "finished no form; jsonl; or 2018 (lemma, first form, tags: for inflect "
+                   "evaluate).")
 @_LEXICON_OPTION
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="Ask the model alone: no attested forms (neither --lexicon's nor the shipped "
