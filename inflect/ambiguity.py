@@ -37,6 +37,8 @@ class AmbiguousInput:
             language with no spec: the reader decides from the text).
         position: the input's index among the inputs examined (0-based).
         explanation: the :class:`inflect.explain.Explanation` (attention of its strings), or None.
+        attested: ``(form, source)`` of each form a lexicon attests for the input (the
+            record's :attr:`~inflect.predict.Outcome.attested`; empty without a lexicon).
     """
 
     lemma: str
@@ -51,6 +53,11 @@ class AmbiguousInput:
     direction: str = "ltr"
     position: int = 0
     explanation: Any = None
+    attested: tuple[tuple[str, str], ...] = ()
+
+    def source_of(self, form: str) -> str | None:
+        """Where ``form`` is attested, or None when no lexicon attests it."""
+        return next((source for f, source in self.attested if f == form), None)
 
     @property
     def entropy(self) -> float:
@@ -186,7 +193,8 @@ def ambiguity_report(
         certificate = getattr(record.certificate, "value", record.certificate)
         full += certificate == "full_support"
         mode += certificate == "mode_only"
-        forms = tuple((f[0], float(f[1])) for f in record.forms if float(f[1]) > 0.0)
+        model = getattr(record, "model_forms", record.forms)  # the model's, not attested ones
+        forms = tuple((f[0], float(f[1])) for f in model if float(f[1]) > 0.0)
         try:
             tags = TagBundle.parse(record.tags)
         except ValueError as exc:
@@ -217,6 +225,7 @@ def ambiguity_report(
                 _direction(record.language, directions),
                 position,
                 None if explanations is None else explanations[position],
+                tuple((f.form, f.source) for f in getattr(record, "attested", ())),
             )
         )
     for features, group in groups.items():

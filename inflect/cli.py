@@ -524,6 +524,20 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
         raise click.ClickException(str(exc)) from None
 
 
+def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
+    """The lexicons of evaluate's / report's ``--lexicon FILE|shipped`` (None when not given:
+    the model alone)."""
+    if not lexicon_files:
+        return None
+    files = tuple(f for f in lexicon_files if f != "shipped")
+    for path in files:
+        if not os.path.isfile(path):
+            raise click.BadParameter(f"{path}: no such file (or 'shipped')",
+                                     param_hint="--lexicon")
+    return _lexicons(files, False, languages[0] if len(languages) == 1 else None,
+                     shipped="shipped" in lexicon_files)
+
+
 @main.command("evaluate")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
@@ -556,10 +570,16 @@ def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
               default="auto", show_default=True,
               help="Layout of the --pred and --gold files: 2018 lemma<TAB>form<TAB>tags, 2023 "
                    "lemma<TAB>tags<TAB>form; auto: each file's, from where its tag bundles are.")
+@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+              help="Score the model with this lexicon consulted first (repeatable; 'shipped': "
+                   "the shipped lexicon of the shared-task data). Without it the model alone "
+                   "is scored (INFLECT_LEXICON is not read here). A lexicon that attests the "
+                   "gold forms of more than half a language's inputs is refused.")
 @_format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
-                     out_prefix, baseline, threads, setting, input_format, out_format):
+                     out_prefix, baseline, threads, setting, input_format, lexicon_files,
+                     out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -594,19 +614,35 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             "writes results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
     outputs = [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
     _check_outputs(*outputs)
+    if lexicon_files and pred_files:
+        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
+                               "with --pred the predictions are already made")
+    from inflect.lexicon import LexiconError
+
     try:
+        lexicons = _given_lexicons(lexicon_files, languages)
         if models:
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             result = evaluate_checkpoints(models, languages, split, gold_files,
                                           data_dir=data_dir, beam_size=beam, device=device,
-                                          fmt=input_format)
+                                          fmt=input_format, lexicons=lexicons)
             frame = result.frame
             title = f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))"
+            if result.lexicon is None:
+                scored = "the model alone (no lexicon; --lexicon consults one)"
+            else:
+                answered = sum(a for a, _ in result.attested.values())
+                scored = (f"the model with the lexicon {result.lexicon} first (it answered "
+                          f"{answered:,} of {len(result.gold):,} inputs)")
+            title += f"; scored: {scored}"
+            click.echo(f"scored: {scored}", err=True)
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
         else:
             frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)
-    except (DataFormatError, ValueError, OSError) as exc:
+    except click.ClickException:
+        raise
+    except (DataFormatError, LexiconError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if out_prefix:  # written before rendering: a rendering failure cannot lose them
         from inflect.baseline import official_baseline
@@ -653,10 +689,13 @@ def report() -> None:
 @click.option("--maps", type=click.IntRange(min=0), default=2, show_default=True,
               help="Attention maps per ambiguous input in the HTML report (its most probable "
                    "output strings); 0 for none.")
+@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+              help="Mark the forms this lexicon attests (repeatable; 'shipped': the shipped "
+                   "lexicon). Without it the report is the model's alone.")
 @_format_option("without --out, one line per form of each ambiguous input: tags, lemma, "
                 "language, gold, gold_in_support, certificate, count, rank, form, probability")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads, setting, out_format):
+                     maps, threads, setting, lexicon_files, out_format):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
     gold form and whether it is in the support.
 
@@ -686,15 +725,19 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     if not models:
         raise click.UsageError("give --model, or one --lang that has a shipped model")
     html = suffix in (".html", ".htm")
+    from inflect.lexicon import LexiconError
+
     try:
+        lexicons = _given_lexicons(lexicon_files, languages)
         gold = load_gold(languages, split, gold_files, data_dir)
-        predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam)
-        result = evaluate_predictor(predictor, gold)
+        predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam,
+                                               lexicons=lexicons)
+        result = evaluate_predictor(predictor, gold, check_lexicon=False)
         done = [s for s in result.searched if s is not None]
         found = ambiguity_report([s.prediction for s in done], result.gold,
                                  explain_all(predictor, done, maps) if html and maps else None,
                                  rejected=len(result.errors))
-    except (DataFormatError, ValueError, OSError) as exc:
+    except (DataFormatError, LexiconError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for error in result.errors:
         click.echo(f"rejected (not in the report): {error}", err=True)
@@ -733,6 +776,39 @@ _MODELS_DIR_OPTION = click.option(
 )
 
 
+_LEXICON_OPTION = click.option(
+    "--lexicon", "lexicon_files", multiple=True, envvar="INFLECT_LEXICON",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Lexicon of attested forms, lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
+         "(2023); repeatable (env: INFLECT_LEXICON, paths separated by ':'). Its language is the "
+         "file name's (german.tsv, german-train-high), else --lang's. Consulted before the "
+         "shipped lexicon: it overrides it for the inputs it holds.")
+
+
+def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None,
+              shipped: bool = True):
+    """The lexicons of --lexicon / --no-lexicon (the user's files, then the shipped store);
+    a lexicon of another language than --lang is named on stderr (it is not consulted)."""
+    from inflect.lexicon import load_lexicons
+
+    if no_lexicon:
+        ctx = click.get_current_context()
+        given = ctx.get_parameter_source("lexicon_files") == click.core.ParameterSource.COMMANDLINE
+        if lexicon_files and given:  # INFLECT_LEXICON alone: --no-lexicon overrides it
+            raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
+        return None
+    lexicons = load_lexicons(lexicon_files, shipped=shipped, language=lang)
+    if lang and lexicon_files:
+        from inflect.languages import resolve
+
+        wanted = resolve(lang).name
+        user = lexicons.layers[0]
+        if wanted not in user.languages():
+            click.echo(f"warning: the lexicon {user.name} holds {', '.join(sorted(user.languages()))}"
+                       f" forms, not {wanted}: it is not consulted", err=True)
+    return lexicons
+
+
 @main.command("predict")
 @click.argument("lemma", required=False)
 @click.argument("tags", required=False)
@@ -763,18 +839,29 @@ _MODELS_DIR_OPTION = click.option(
               default=None,
               help="Output: table (default on a terminal); tsv (default in a pipe): a header "
                    "line, then one line per form listed with the columns lemma, tags, language, "
-                   "certificate (full_support, mode_only, none), count (forms listed, or >N), "
-                   "rank (1 = most probable), form, probability (empty rank, form and "
-                   "probability when no form finished); jsonl; or 2018 (lemma, best form, tags: "
-                   "for inflect evaluate).")
+                   "certificate (the model's: full_support, mode_only, none), count (forms the "
+                   "model lists, or >N), rank (1 = the first form: an attested one where there "
+                   "is one), form, probability (the model's), source (model, or where the form "
+                   "is attested); rank, form, probability and source empty when the model "
+                   "finished no form; jsonl; or 2018 (lemma, first form, tags: for inflect "
+                   "evaluate).")
+@_LEXICON_OPTION
+@click.option("--no-lexicon", is_flag=True, default=False,
+              help="Ask the model alone: no attested forms (neither --lexicon's nor the shipped "
+                   "lexicon of the shared-task data, which is consulted by default).")
 @_DEVICE_OPTION
 @_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, device, models_dir, threads, setting):
+                    support, out_format, lexicon_files, no_lexicon, device, models_dir, threads,
+                    setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
+
+    Attested forms first: a form written in a lexicon (--lexicon FILE, then the shipped lexicon
+    of the shared-task data) is listed first, marked attested with its source, and the model's
+    own forms follow; --no-lexicon asks the model alone.
 
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
@@ -795,6 +882,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     _check_setting(setting, models)
     fmt = _output_format(out_format)
 
+    from inflect.lexicon import LexiconError
     from inflect.models import NoDefaultModelError
     from inflect.predict import InputError, load_predictor, make_query, read_queries
     from inflect.report import (
@@ -808,8 +896,9 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
+        lexicons = _lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
-                                   setting=setting,
+                                   setting=setting, lexicons=lexicons,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -823,7 +912,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
     _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
-                    (InputError, NoDefaultModelError, ValueError, OSError),
+                    (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
                     PREDICTION_TSV_COLUMNS)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,11 +27,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "MAX_ATTESTED_GOLD",
     "MIN_TAKEN",
     "SPARSITY_COLUMNS",
     "Evaluation",
     "evaluate_checkpoints",
     "evaluate_predictor",
+    "lexicon_overlap",
     "load_gold",
     "write_results",
 ]
@@ -52,6 +54,12 @@ SPARSITY_COLUMNS: tuple[str, ...] = (
 )
 _COUNTS = ("inputs", "rejected", "incomplete")
 
+#: The largest share of a language's gold inputs whose gold form the predictor's lexicon may
+#: attest: above it, the lexicon holds the gold file's own pairs (its answer key), and
+#: :func:`evaluate_predictor` refuses to score instead of reporting the lexicon's accuracy as the
+#: system's.
+MAX_ATTESTED_GOLD = 0.5
+
 #: The least share of a language's gold inputs the model must be able to take (known language,
 #: known features): below it the model and the gold data do not belong together, and
 #: :func:`evaluate_predictor` says so instead of scoring a plausible-looking near 0%.
@@ -71,12 +79,18 @@ class Evaluation:
             + support sizes), or None where the model could not take the input (``rejected``;
             e.g. a UniMorph feature unseen in training), which is scored as an empty prediction.
         errors: per rejected input, the reason.
+        lexicon: the name of the lexicons the predictor consulted (their attested forms come
+            first, so they are scored), or None: the model alone.
+        attested: per language, ``(inputs the lexicon answers, of them with the gold form)``
+            (empty for the model alone).
     """
 
     frame: pd.DataFrame
     gold: list[Example]
     searched: list[Any]
     errors: list[str]
+    lexicon: str | None = None
+    attested: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def predictions(self) -> list[Any]:
@@ -84,7 +98,9 @@ class Evaluation:
         return [s.prediction for s in self.searched if s is not None]
 
 
-def evaluate_predictor(predictor: Any, gold: Sequence[Example]) -> Evaluation:
+def evaluate_predictor(
+    predictor: Any, gold: Sequence[Example], *, check_lexicon: bool = True
+) -> Evaluation:
     """Predict every gold input with a :class:`inflect.predict.Predictor`, score the most probable
     forms with :func:`~inflect.scoring.score_predictions` and add the sparsity statistics per
     language.
@@ -100,19 +116,38 @@ def evaluate_predictor(predictor: Any, gold: Sequence[Example]) -> Evaluation:
     Args:
         predictor: the predictor (its beam size, support mode and members are used as set).
         gold: the gold inputs with their forms.
+        check_lexicon: refuse a lexicon that holds the gold pairs (see Raises); False for a
+            report that marks attested forms without scoring them.
 
     Returns:
         An :class:`Evaluation`.
 
+    The model alone is scored unless the predictor has lexicons (``Predictor(...,
+    lexicons=...)``): then an input's first form is its attested form where the lexicon holds
+    one, and :attr:`Evaluation.attested` says how many inputs the lexicon answered.
+
     Raises:
         ValueError: no gold input; a language of which the model could take fewer than
             :data:`MIN_TAKEN` of the inputs (e.g. a German model on Finnish gold: the message
-            says so, with the first reason); or as :func:`~inflect.scoring.score_predictions`.
+            says so, with the first reason); a lexicon that attests the gold form of more than
+            :data:`MAX_ATTESTED_GOLD` of a language's inputs (it holds the gold file's own
+            pairs); or as :func:`~inflect.scoring.score_predictions`.
         UnknownLanguageError: a gold language with no spec.
     """
     gold = list(gold)
     if not gold:
         raise ValueError("no gold examples to evaluate on")
+    lexicons = getattr(predictor, "lexicons", None)
+    attested = lexicon_overlap(lexicons, gold) if lexicons else {}
+    for language, (_, with_gold) in attested.items():
+        total = sum(e.language == language for e in gold)
+        if check_lexicon and with_gold > MAX_ATTESTED_GOLD * total:
+            raise ValueError(
+                f"the lexicon ({lexicons.name}) attests the gold form of {with_gold:,} of the "
+                f"{total:,} {language} gold inputs: it holds the gold file's own pairs, so the "
+                "score would be the lexicon's answer key, not the model's; drop --lexicon to "
+                "score the model alone, or give a lexicon without the gold pairs"
+            )
     searched, errors = _search_all(predictor, gold)
     _check_taken(gold, searched, errors)
     predictions = []
@@ -126,7 +161,34 @@ def evaluate_predictor(predictor: Any, gold: Sequence[Example]) -> Evaluation:
     frame = _with_statistics(frame, gold, searched)
     frame["members"] = len(predictor.members)
     frame["beam"] = predictor.beam_size
-    return Evaluation(frame, gold, searched, errors)
+    name = lexicons.name if lexicons else None
+    return Evaluation(frame, gold, searched, errors, name, attested)
+
+
+def lexicon_overlap(lexicons: Any, gold: Sequence[Example]) -> dict[str, tuple[int, int]]:
+    """How much of the gold a lexicon answers: per language, ``(inputs it attests a form of,
+    inputs whose gold form it attests)``.
+
+    Args:
+        lexicons: an :class:`inflect.lexicon.Lexicons` (or any :class:`~inflect.lexicon.Lexicon`).
+        gold: the gold inputs with their forms (lemma brought to the language's normalisation).
+
+    Raises:
+        DataFormatError, LexiconError: a lexicon that cannot be read.
+    """
+    from inflect.lexicon.core import lemma_key
+
+    counts: dict[str, list[int]] = {}
+    for example in gold:
+        found = lexicons.lookup(
+            example.language, lemma_key(example.language, example.lemma), example.tags
+        )
+        count = counts.setdefault(example.language, [0, 0])
+        if found:
+            count[0] += 1
+            gold_form = lemma_key(example.language, example.form or "")
+            count[1] += any(a.form == gold_form for a in found)
+    return {language: (a, b) for language, (a, b) in counts.items()}
 
 
 def _search_all(predictor: Any, gold: list[Example]) -> tuple[list[Any], list[str]]:
@@ -184,7 +246,7 @@ def _with_statistics(frame: pd.DataFrame, gold: list[Example], searched: list[An
         records = [s.prediction for s in done]
         with_attention = [s for s in done if s.beam.best and s.beam.best.attention is not None]
         stats = sparsity_statistics(
-            [[f.probability for f in r.forms] for r in records],
+            [[f.probability for f in r.model_forms] for r in records],
             [r.certificate for r in records],
             [s.support_sizes or [] for s in done],
             [s.beam.best.attention for s in with_attention],
@@ -273,6 +335,7 @@ def evaluate_checkpoints(
     beam_size: int = defaults.BEAM_SIZE,
     device: str = "cpu",
     fmt: Format = "auto",
+    lexicons: Any = None,
 ) -> Evaluation:
     """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
 
@@ -284,6 +347,8 @@ def evaluate_checkpoints(
             first, so that a wrong split fails before any model is loaded).
         beam_size: beam size k (the predictor widens it where the support is not certified).
         device: torch device of the models (``"auto"``: CUDA when available).
+        lexicons: lexicons the predictor consults (see :class:`inflect.predict.Predictor`);
+            None: the model alone is scored.
 
     Returns:
         As :func:`evaluate_predictor`.
@@ -294,7 +359,9 @@ def evaluate_checkpoints(
     from inflect.predict import Predictor
 
     gold = load_gold(languages, split, gold_files, data_dir, fmt)
-    predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam_size)
+    predictor = Predictor.from_checkpoints(
+        models, device=device, beam_size=beam_size, lexicons=lexicons
+    )
     return evaluate_predictor(predictor, gold)
 
 

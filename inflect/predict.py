@@ -21,6 +21,9 @@ The path of one input (a *query*, an :class:`inflect.data.Example` whose form is
    instead (exact order up to the cap, "more than N" beyond it);
 6. output ids -> symbols (:func:`inflect.batching.output_symbols`: unknown symbols replaced by the
    source symbol of highest attention at their step) -> text by the same codec.
+7. attested forms (:class:`Predictor` with ``lexicons``, :mod:`inflect.lexicon`): the forms a
+   lexicon holds for the input lead the record, marked with their source; the model's forms
+   follow.
 
 Several checkpoints form an :class:`inflect.search.Ensemble` (probabilities averaged at each step;
 the members must share the target vocabulary). With no checkpoint, the shipped default model of
@@ -54,6 +57,7 @@ from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
 from inflect.data import Example, Format, TagBundle, control_problem, iter_examples, quoted
 from inflect.languages import LanguageSpec, resolve
+from inflect.lexicon import Lexicon, Lexicons
 from inflect.model import COPY_FEATURE
 from inflect.search import (
     Certificate,
@@ -72,6 +76,7 @@ from inflect.vocab import UNK_ID, UnknownSymbolWarning
 
 __all__ = [
     "MAX_INPUT_LEN",
+    "MODEL_SOURCE",
     "Form",
     "InputError",
     "Outcome",
@@ -141,11 +146,31 @@ class InputError(ValueError):
         super().__init__(f"{where}{what}{shown}")
 
 
+#: How TSV and JSON Lines name the source of a form of the model's distribution.
+MODEL_SOURCE = "model"
+
+
 class Form(NamedTuple):
-    """One output form and its probability under the model (or the ensemble's average)."""
+    """One form of an answer.
+
+    Attributes:
+        form: the form as text.
+        probability: its probability under the model (or the ensemble's average). For an
+            attested form, the model's probability of the same text where the model lists it,
+            else 0.0 (the model's own row follows in the answer either way).
+        source: None for a form of the model's distribution; for an attested form, where it is
+            written (``FILE:LINE``, or ``shared-task data (english-train-high:8920)``: see
+            :class:`inflect.lexicon.Attestation`).
+    """
 
     form: str
     probability: float
+    source: str | None = None
+
+    @property
+    def attested(self) -> bool:
+        """True for a form of a lexicon (not of the model's distribution)."""
+        return self.source is not None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,9 +178,12 @@ class Outcome:
     """What the search found for one input (the part every record shares).
 
     Attributes:
-        forms: the output strings as text, most probable first, each with its probability (the
+        forms: the answer. First the attested forms, when a lexicon holds the input
+            (:attr:`Form.source` set, in the lexicon's order; see :class:`Predictor`); then the
+            model's output strings as text, most probable first, each with its probability (the
             product of the step probabilities; token sequences that spell the same text are
-            merged, their probabilities added).
+            merged, their probabilities added). :attr:`model_forms` and :attr:`attested` give
+            the two parts; ``certificate``, ``more_than`` and :attr:`mass` are the model's.
         certificate: what is certain about ``forms``: :attr:`Certificate.FULL_SUPPORT` — it is
             every output of nonzero probability (so the probabilities sum to 1 up to float
             error); :attr:`Certificate.MODE_ONLY` — its first entry is the most probable output,
@@ -180,13 +208,29 @@ class Outcome:
 
     @property
     def best(self) -> Form | None:
-        """The most probable output found, or None when the search finished none."""
+        """The first form of the answer: the first attested form, else the most probable output
+        found; None when there is neither."""
         return self.forms[0] if self.forms else None
 
     @property
+    def attested(self) -> tuple[Form, ...]:
+        """The attested forms of the answer (empty when no lexicon holds the input)."""
+        return tuple(f for f in self.forms if f.source is not None)
+
+    @property
+    def model_forms(self) -> tuple[Form, ...]:
+        """The model's distribution: the forms that are not attested, most probable first."""
+        return tuple(f for f in self.forms if f.source is None)
+
+    @property
+    def model_best(self) -> Form | None:
+        """The most probable output of the model, or None when the search finished none."""
+        return next((f for f in self.forms if f.source is None), None)
+
+    @property
     def mass(self) -> float:
-        """The sum of the listed probabilities."""
-        return math.fsum(f.probability for f in self.forms)
+        """The sum of the probabilities the model's distribution lists."""
+        return math.fsum(f.probability for f in self.forms if f.source is None)
 
     def outcome(self) -> dict[str, Any]:
         """The :class:`Outcome` fields by name (to make a record of an outcome)."""
@@ -208,7 +252,15 @@ class Record(Outcome):
 
     def _outcome_dict(self) -> dict[str, Any]:
         return {
-            "forms": [{"form": f.form, "probability": f.probability} for f in self.forms],
+            "forms": [
+                {
+                    "form": f.form,
+                    "probability": f.probability,
+                    "source": f.source or MODEL_SOURCE,
+                    "attested": f.source is not None,
+                }
+                for f in self.forms
+            ],
             "certificate": self.certificate.value,
             "certificate_words": self.certificate.description,
             "complete": self.complete,
@@ -680,8 +732,18 @@ def _known_languages(loaded: LoadedModel) -> set[str]:
 class Predictor(Searcher):
     """An inflection model (or an ensemble) ready to predict forms with certificates.
 
+    Attested forms first: with ``lexicons``, each input is looked up (language, lemma in the
+    language's data normalisation, tag bundle order-free) before its record is made; the forms
+    the first lexicon holding it gives lead the record's ``forms``, marked with their
+    :attr:`Form.source`, and the model's whole distribution follows with its certificate (the
+    model is searched either way: the lexicon is consulted beside the search, not inside it).
+
     Args:
         models: one or more :class:`~inflect.checkpoint.LoadedModel` of inflection models.
+        lexicons: the lexicons to consult, the one that takes precedence first (e.g.
+            ``[FileLexicon(["mine.tsv"]), ShippedLexicon()]``, or one
+            :class:`inflect.lexicon.Lexicons`; see :func:`inflect.lexicon.load_lexicons`);
+            None or empty: the model alone.
         **options: as :class:`Searcher` (``beam_size``, ``max_forms``, ``support``,
             ``max_input_len``, ``chunk_size``, ``max_beam``).
 
@@ -690,8 +752,17 @@ class Predictor(Searcher):
             :class:`Searcher`.
     """
 
-    def __init__(self, models: Sequence[LoadedModel], **options: Any) -> None:
+    def __init__(
+        self,
+        models: Sequence[LoadedModel],
+        *,
+        lexicons: Lexicons | Sequence[Lexicon] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(models, **options)
+        if lexicons is None:
+            lexicons = ()
+        self.lexicons: Lexicons = lexicons if isinstance(lexicons, Lexicons) else Lexicons(lexicons)
         for loaded in self.loaded:
             if loaded.is_translation:
                 raise ValueError(
@@ -844,9 +915,28 @@ class Predictor(Searcher):
             query, symbols, codec, query.tags.features, spec.name, spec.direction, notes
         )
 
-    def record(self, item: Prepared, outcome: Outcome) -> Prediction:
-        """The :class:`Prediction` of one searched input."""
+    def attested(self, item: Prepared, model_forms: Sequence[Form] = ()) -> tuple[Form, ...]:
+        """The attested forms of a prepared input by :attr:`lexicons` (empty without one), each
+        with its source and the probability ``model_forms`` give the same text (0.0 if none).
+
+        Raises:
+            DataFormatError, LexiconError: a lexicon read at its first use fails.
+        """
+        if not self.lexicons:
+            return ()
         q = item.query
+        found = self.lexicons.lookup(
+            item.language or "", item.codec.spec.normalize_input(q.lemma), q.tags
+        )
+        model = {f.form: f.probability for f in model_forms}
+        return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found)
+
+    def record(self, item: Prepared, outcome: Outcome) -> Prediction:
+        """The :class:`Prediction` of one searched input: the attested forms (:meth:`attested`)
+        first, then the model's."""
+        q = item.query
+        fields = outcome.outcome()
+        fields["forms"] = self.attested(item, outcome.forms) + tuple(outcome.forms)
         return Prediction(
             q.lemma,
             q.tags.text,
@@ -854,7 +944,7 @@ class Predictor(Searcher):
             q.source,
             warnings=tuple(item.warnings),
             line=q.line,
-            **outcome.outcome(),
+            **fields,
         )
 
     def predict(self, lemma: str, tags: str | TagBundle, language: str | None = None) -> Prediction:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.datasets import LanguageSummary, Manifest
     from inflect.explain import Explanation
     from inflect.models import ShippedModel
-    from inflect.predict import Prediction, Record
+    from inflect.predict import Form, Prediction, Record
     from inflect.stats import SplitStats
     from inflect.training.queue import LanguageStatus
 
@@ -292,8 +292,9 @@ def certificate_words(pred: Record) -> str:
 
 
 def prediction_table(pred: Record) -> Group:
-    """One prediction as a table: forms, probabilities (number and bar), certificate in words,
-    then any warnings."""
+    """One prediction as a table: the attested forms first (marked ``attested``, with their
+    source), then the model's forms with probabilities (number and bar), the model's certificate
+    in words, then any warnings."""
     from rich.bar import Bar
 
     where = f" — {pred.where}" if pred.where is not None else ""
@@ -306,15 +307,29 @@ def prediction_table(pred: Record) -> Group:
     table.add_column("form", overflow="fold")
     table.add_column("probability", justify="right", no_wrap=True)
     table.add_column("", width=24, no_wrap=True)
-    for f in pred.forms:
+    attested = pred.attested
+    model_forms = pred.model_forms
+    if attested:
+        table.add_column("source", overflow="fold", style="dim")
+    listed = {f.form for f in model_forms}
+    for i, f in enumerate(attested):
+        model = f"model {_probability(f.probability)}" if f.form in listed else "not the model's"
         table.add_row(
-            Text(f.form), _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24)
+            Text(f.form, style="bold"),
+            Text("attested", style="bold green"),
+            Text(model, style="dim"),
+            f.source,
+            end_section=i == len(attested) - 1,
         )
-    if not pred.forms:
-        table.add_row(Text("no form finished", style="dim"), "—", "")
+    for f in model_forms:
+        cells = [Text(f.form), _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24)]
+        table.add_row(*cells, *(["model"] if attested else []))
+    if not model_forms:
+        table.add_row(Text("no form finished", style="dim"), "—", "", *([""] if attested else []))
     parts: list = [table]
     style = _CERTIFICATE_STYLE[pred.certificate.value]
-    parts.append(Text(certificate_words(pred), style=style))
+    words = certificate_words(pred)
+    parts.append(Text(f"the model's forms: {words}" if attested else words, style=style))
     parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
     return Group(*parts)
 
@@ -329,8 +344,9 @@ PREDICTION_TSV_COLUMNS = (
     "rank",
     "form",
     "probability",
+    "source",
 )
-#: The same columns as ``inflect translate`` names them.
+#: The columns of ``inflect translate``'s TSV (no ``source``: translations are the model's).
 TRANSLATION_TSV_COLUMNS = (
     "sentence",
     "tags",
@@ -346,25 +362,40 @@ TRANSLATION_TSV_COLUMNS = (
 def prediction_tsv(pred: Record) -> str:
     """One prediction as TSV lines (no final newline), one per form listed, in the fixed
     layout :data:`PREDICTION_TSV_COLUMNS`: ``lemma, tags, language, certificate, count, rank,
-    form, probability``; a translation (:class:`inflect.translate.Translation`) has
-    ``source, "", pair`` in the first three columns (:data:`TRANSLATION_TSV_COLUMNS`).
+    form, probability, source``; a translation (:class:`inflect.translate.Translation`) has
+    ``source, "", pair`` in the first three columns and no ``source`` column
+    (:data:`TRANSLATION_TSV_COLUMNS`).
 
-    ``certificate`` is ``full_support``, ``mode_only`` or ``none``; ``count`` is the number of
-    forms listed, or ``>N`` when more than N forms have nonzero probability; ``rank`` is 1 for the
-    most probable form; probabilities are written with Python's shortest round-trip ``repr``. An
-    input for which no form finished has one line with ``rank``, ``form`` and ``probability``
-    empty.
+    The attested forms come first (``source``: where they are written, ``FILE:LINE`` or
+    ``shared-task data (english-train-high:8920)``; ``probability``: the model's probability of
+    the same text, 0.0 where the model does not list it), then the model's distribution
+    (``source`` ``model``). ``certificate`` is the model's: ``full_support``, ``mode_only`` or
+    ``none``; ``count`` is the number of forms the model lists, or ``>N`` when more than N forms
+    have nonzero probability; ``rank`` is the form's place in the answer (1: the first, an
+    attested form where there is one); probabilities are written with Python's shortest
+    round-trip ``repr``. Where the model finished no form, one line has ``rank``, ``form``,
+    ``probability`` (and ``source``) empty.
 
     Raises:
         ValueError: a field holds a control character (see :func:`tsv_line`).
     """
-    count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
+    from inflect.predict import MODEL_SOURCE, Prediction
+
+    with_source = isinstance(pred, Prediction)
+    model_count = len(pred.model_forms)
+    count = f">{pred.more_than}" if pred.more_than is not None else str(model_count)
     head = [*pred.inputs, pred.certificate.value, count]
-    if not pred.forms:
-        return tsv_line([*head, None, None, None])
-    return "\n".join(
-        tsv_line([*head, rank, f.form, f.probability]) for rank, f in enumerate(pred.forms, start=1)
-    )
+
+    def line(rank: int | None, f: Form | None) -> str:
+        cells = [rank, f.form, f.probability] if f is not None else [None, None, None]
+        if with_source:
+            cells.append(None if f is None else (f.source or MODEL_SOURCE))
+        return tsv_line([*head, *cells])
+
+    lines = [line(rank, f) for rank, f in enumerate(pred.forms, start=1)]
+    if not model_count:
+        lines.append(line(None, None))
+    return "\n".join(lines)
 
 
 def prediction_jsonl(pred: Record) -> str:
@@ -375,8 +406,9 @@ def prediction_jsonl(pred: Record) -> str:
 
 
 def prediction_2018(pred: Prediction) -> str:
-    """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags`` (the most
-    probable form; empty when none finished), as `inflect evaluate --pred` reads it."""
+    """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags``: the first form
+    of the answer (the first attested form where a lexicon holds the input, else the model's
+    most probable; empty when there is none), as `inflect evaluate --pred` reads it."""
     best = pred.best.form if pred.best is not None else ""
     return tsv_line([pred.lemma, best, pred.tags])
 
@@ -596,6 +628,12 @@ def ambiguity_rich(report: AmbiguityReport) -> Group:
                     text.append(", ")
                 text.append(form, style="green" if is_gold else None)
                 text.append(f" ({p})", style="dim")
+                if item.source_of(form) is not None:
+                    text.append(" attested", style="bold green")
+            listed = {form for form, _ in item.forms}
+            for form, source in item.attested:
+                if form not in listed:
+                    text.append(f"; attested {form} ({source}), not the model's", style="green")
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
             if item.gold_in_support is False and not item.complete:
                 hit = "no (list incomplete)"
@@ -697,6 +735,10 @@ def ambiguity_markdown(
             forms = _md_forms(head, item.gold)
             if tail:
                 forms += f"; {tail_summary(tail, item.gold)}: {_md_forms(tail, item.gold)}"
+            if item.attested:
+                forms += "; attested: " + ", ".join(
+                    f"{_md_text(form)} ({_md_text(source)})" for form, source in item.attested
+                )
             hit = {None: "—", True: "yes", False: "no"}[item.gold_in_support]
             count = (
                 f"more than {item.more_than}"

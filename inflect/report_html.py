@@ -272,6 +272,10 @@ def _input_html(item: AmbiguousInput, group: int, maps: list[dict[str, Any]]) ->
     for form, p in head:
         is_gold = form == item.gold
         mark = '<span class="goldmark">gold</span>' if is_gold else ""
+        source = item.source_of(form)
+        if source is not None:
+            mark += f'<span class="attmark" title="{_e(source)}">attested</span>'
+
         out.append(
             f"<tr{' class=gold' if is_gold else ''}><td>{_e(form)}{mark}</td>"
             f'<td class="b"><i style="width:{100 * p:.1f}%"></i></td>'
@@ -292,6 +296,13 @@ def _input_html(item: AmbiguousInput, group: int, maps: list[dict[str, Any]]) ->
             f'<p class="more">more than {item.more_than} forms have nonzero probability; '
             f"the {item.more_than} most probable are listed</p>"
         )
+    listed = {form for form, _ in item.forms}
+    for form, source in item.attested:
+        if form not in listed:
+            out.append(
+                f'<p class="attested">attested: {_e(form)} ({_e(source)}) — not among the '
+                "model's forms</p>"
+            )
     if item.gold_in_support is False:
         note = "" if item.complete else " (the list is not certified complete)"
         out.append(f'<p class="nogold">gold: {_e(item.gold)} — not among the forms{note}</p>')

@@ -504,10 +504,11 @@ def test_prediction_tsv_layout():
         "rank",
         "form",
         "probability",
+        "source",
     )
     assert prediction_tsv(pred) == (
-        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t1\tHäusern\t0.75\n"
-        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t2\tHausen\t0.25"
+        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t1\tHäusern\t0.75\tmodel\n"
+        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t2\tHausen\t0.25\tmodel"
     )
     capped = Prediction(
         "x",
@@ -519,7 +520,7 @@ def test_prediction_tsv_layout():
         beam_certificate=Certificate.NONE,
         method="beam",
     )
-    assert prediction_tsv(capped) == "x\tV\tgerman\tmode_only\t>1\t1\ta\t0.5"
+    assert prediction_tsv(capped) == "x\tV\tgerman\tmode_only\t>1\t1\ta\t0.5\tmodel"
     none = Prediction(
         "x",
         "V",
@@ -530,7 +531,7 @@ def test_prediction_tsv_layout():
         beam_certificate=Certificate.NONE,
         method="beam",
     )
-    assert prediction_tsv(none) == "x\tV\tgerman\tnone\t0\t\t\t"
+    assert prediction_tsv(none) == "x\tV\tgerman\tnone\t0\t\t\t\t"
 
 
 def test_predict_in_a_pipe_prints_the_header_first(ckpt):  # noqa: F811

@@ -1,0 +1,92 @@
+"""A user's lexicon: files of attested forms in the UniMorph layouts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from inflect.data import Format, TagBundle, language_of_file, read_inflections
+from inflect.lexicon.core import Attestation, LexiconError, lemma_key
+
+__all__ = ["FileLexicon"]
+
+
+def file_language(path: str | os.PathLike[str], language: str | None) -> str:
+    """The language of a lexicon file: the one its name gives (``german.tsv``, ``de-words``,
+    ``german-train-high``: :func:`inflect.data.language_of_file`), else ``language``.
+
+    Raises:
+        LexiconError: neither names a known language (the message says how to give one).
+        UnknownLanguageError: ``language`` is not a known name.
+    """
+    try:
+        return language_of_file(path)
+    except ValueError:
+        if language:
+            from inflect.languages import resolve
+
+            return resolve(language).name
+    raise LexiconError(
+        f"{path}: the lexicon's language is taken from the file name (german.tsv, "
+        "german-train-high), and this name gives none; rename the file or give the language "
+        "(--lang)"
+    )
+
+
+class FileLexicon:
+    """Attested forms read from files, all read at once (one layer of :class:`Lexicons`).
+
+    Each file is ``lemma<TAB>form<TAB>tags`` (2018) or ``lemma<TAB>tags<TAB>form`` (2023), told
+    apart by where the tag bundles are (:func:`inflect.data.detect_format`) unless ``fmt`` says;
+    read by :func:`inflect.data.read_inflections`: UTF-8, blank lines skipped, every other defect
+    an error naming the file and the line. Lemmas and forms are brought to the language's data
+    normalisation; the tag bundle is a :class:`~inflect.data.TagBundle` (order-free). Several
+    forms of one input are all kept, in file order (the files in the order given); a form
+    repeated for the same input is kept once, at its first line.
+
+    Args:
+        paths: the files.
+        language: the language of files whose name gives none (:func:`file_language`).
+        fmt: ``"auto"``, ``"2018"`` or ``"2023"``.
+
+    Attributes:
+        name: the files' names, joined by ``, ``.
+        size: the number of attested (input, form) pairs held.
+
+    Raises:
+        DataFormatError: a malformed line (``FILE:LINE: what (value)``), or a file without forms
+            (the covered layout, two fields).
+        LexiconError: a file whose language is not known (see :func:`file_language`).
+        OSError: a file that cannot be read.
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        language: str | None = None,
+        fmt: Format = "auto",
+    ) -> None:
+        self.paths = tuple(str(p) for p in paths)
+        self.name = ", ".join(self.paths)
+        self._entries: dict[tuple[str, str, TagBundle], list[Attestation]] = {}
+        self._languages: set[str] = set()
+        self.size = 0
+        for path in self.paths:
+            name = file_language(path, language)
+            self._languages.add(name)
+            for example in read_inflections(path, name, fmt):
+                key = (name, lemma_key(name, example.lemma), example.tags)
+                form = lemma_key(name, example.form or "")
+                found = self._entries.setdefault(key, [])
+                if all(a.form != form for a in found):
+                    found.append(Attestation(form, f"{path}:{example.line}"))
+                    self.size += 1
+
+    def lookup(self, language: str, lemma: str, tags: TagBundle) -> tuple[Attestation, ...]:
+        """The attested forms of the input, in file order (see :class:`Lexicon`)."""
+        return tuple(self._entries.get((language, lemma, tags), ()))
+
+    def languages(self) -> frozenset[str]:
+        """The languages of the files."""
+        return frozenset(self._languages)
