@@ -482,7 +482,7 @@ class Paradigms:
 
     def _offer(self, name: str) -> str:
         counts = self.parts_of_speech(name)
-        return ", ".join(f"{p} ({n} cells)" for p, n in counts.items())
+        return ", ".join(f"{p} ({n} cell{'s' if n != 1 else ''})" for p, n in counts.items())
 
     def _pos(self, name: str, pos: str | None, source: str | None, line: int | None) -> str:
         """The part of speech asked for, checked against the language's."""
@@ -505,7 +505,7 @@ class Paradigms:
             split = self._table(name).split_name
             raise ParadigmError(
                 f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
-                pos,
+                None,
                 source,
                 line,
             )
@@ -561,7 +561,9 @@ class Paradigms:
             raise InputError(exc.what, exc.value, src, line) from None
         name = codec.spec.name
         if not codec.encode(request.lemma) or not "".join(codec.encode(request.lemma)).strip():
-            raise InputError("empty lemma", request.lemma, src, line)
+            raise InputError(
+                "empty lemma: give the word's citation form (e.g. talo)", request.lemma, src, line
+            )
         pos = self._pos(name, request.pos, src, line)
         table = self._table(name)
         bundles = list(table.bundles(name, pos))
@@ -587,6 +589,7 @@ class Paradigms:
         cells = tuple(
             _cell(b, place, p) for b, place, p in zip(bundles, places, predictions, strict=True)
         )
+        notes += dict.fromkeys(w for c in cells for w in c.warnings)  # once, not once a cell
         return Paradigm(
             lemma=request.lemma,
             language=name,
