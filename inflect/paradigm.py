@@ -482,7 +482,18 @@ class Paradigms:
 
     def _offer(self, name: str) -> str:
         counts = self.parts_of_speech(name)
-        return ", ".join(f"{p} ({n} cell{'s' if n != 1 else ''})" for p, n in counts.items())
+
+        def cells(n: int) -> str:
+            return f"{n} cell{'s' if n != 1 else ''}"
+
+        offered = []
+        for pos, n in counts.items():
+            if "." in pos:
+                continue
+            subtypes = [f"{p} {m}" for p, m in counts.items() if p.startswith(pos + ".")]
+            inside = f", of which {', '.join(subtypes)}" if subtypes else ""
+            offered.append(f"{pos} ({cells(n)}{inside})")
+        return ", ".join(offered)
 
     def _pos(self, name: str, pos: str | None, source: str | None, line: int | None) -> str:
         """The part of speech asked for, checked against the language's."""
