@@ -57,14 +57,9 @@ def _run(args: list[str], threads: int) -> tuple[float, float]:
 
 
 def _cells() -> list[str]:
-    from inflect.paradigm import Paradigms
-    from inflect.predict import Predictor
+    from inflect.paradigm import CellCatalogue
 
-    class _NoModel(Predictor):  # the cells only; no checkpoint is loaded
-        def __init__(self) -> None:
-            self.loaded = ()
-
-    return [b.text for b in Paradigms(_NoModel(), setting="high").cells(LANGUAGE, POS)]
+    return [b.text for b in CellCatalogue("high").cells(LANGUAGE, POS)]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -44,6 +44,7 @@ from inflect.unimorph import DIMENSIONS, by_dimension, ordered_features, value_k
 __all__ = [
     "Block",
     "Cell",
+    "CellCatalogue",
     "CellForm",
     "Layout",
     "Paradigm",
@@ -393,6 +394,127 @@ def _coarse(pos: str) -> str:
     return pos.split(".", 1)[0]
 
 
+class CellCatalogue:
+    """The attested cells of every language (:mod:`inflect.cells`), chosen for a training
+    setting, with the part-of-speech checks and messages of ``inflect paradigm``; no model.
+
+    Args:
+        setting: the preferred training setting (``"high"``, ...; None: the largest with data
+            for the language); a language without data of it falls back to the largest setting
+            that has some.
+        cells_dir: folder of the cells files (default: the shipped :mod:`inflect.cells`).
+    """
+
+    def __init__(
+        self, setting: str | None = None, cells_dir: str | os.PathLike[str] | None = None
+    ) -> None:
+        if setting is not None and setting not in defaults.SETTINGS:
+            raise ValueError(
+                f"unknown setting {setting!r}; choose one of {', '.join(defaults.SETTINGS)}"
+            )
+        self.setting = setting
+        self.cells_dir = Path(cells_dir) if cells_dir is not None else None
+
+    def table(self, language: str) -> CellTable:
+        """The :class:`~inflect.cells.CellTable` for ``language`` (shared-task name).
+
+        Raises:
+            ParadigmError: no cells are shipped for the language.
+        """
+        order = list(defaults.SETTINGS)
+        if self.setting is not None:
+            order.remove(self.setting)
+            order.insert(0, self.setting)
+        for setting in order:
+            table = load_cells(setting, self.cells_dir)
+            if language in table.languages:
+                return table
+        raise ParadigmError(
+            f"no paradigm cells are shipped for {language}: the shared task has no training "
+            "data for it"
+        )
+
+    def parts_of_speech(self, language: str) -> dict[str, int]:
+        """Part of speech (as ``--pos`` takes it: ``N``, ``V``, ...) -> number of cells, for
+        ``language`` (any name or code), in :data:`inflect.unimorph.VALUES` order; ``V``
+        counts ``V.PTCP`` and the other verbal subtypes too.
+
+        Raises:
+            UnknownLanguageError: no language has this name.
+            ParadigmError: no cells are shipped for it.
+        """
+        name = resolve(language).name
+        counts: dict[str, int] = {}
+        for pos, n in self.table(name).parts_of_speech(name).items():
+            counts[_coarse(pos)] = counts.get(_coarse(pos), 0) + n
+            if "." in pos:
+                counts[pos] = n
+        return dict(sorted(counts.items(), key=lambda kv: value_key(kv[0])))
+
+    def _offer(self, name: str) -> str:
+        counts = self.parts_of_speech(name)
+
+        def cells(n: int) -> str:
+            return f"{n} cell{'s' if n != 1 else ''}"
+
+        offered = []
+        for pos, n in counts.items():
+            if "." in pos:
+                continue
+            subtypes = [f"{p} {m}" for p, m in counts.items() if p.startswith(pos + ".")]
+            inside = f", of which {', '.join(subtypes)}" if subtypes else ""
+            offered.append(f"{pos} ({cells(n)}{inside})")
+        return ", ".join(offered)
+
+    def part_of_speech(
+        self, name: str, pos: str | None, source: str | None, line: int | None
+    ) -> str:
+        """The part of speech asked for (any case, or an English name of :data:`POS_ALIASES`),
+        checked against the language's; ``source``/``line`` go into the error.
+
+        Raises:
+            ParadigmError: the language lacks it, or has several and none is given (the
+                message lists them with their cell counts).
+        """
+        counts = self.parts_of_speech(name)
+        coarse = [p for p in counts if "." not in p]
+        if pos is None or not pos.strip():
+            if len(coarse) == 1:
+                return coarse[0]
+            raise ParadigmError(
+                f"{name} has {len(coarse)} parts of speech; choose one with --pos (or a second "
+                f"column in --input): {self._offer(name)}",
+                None,
+                source,
+                line,
+            )
+        given = pos.strip()
+        given = POS_ALIASES.get(given.casefold(), given)
+        match = next((p for p in counts if p.casefold() == given.casefold()), None)
+        if match is None:
+            split = self.table(name).split_name
+            raise ParadigmError(
+                f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
+                None,
+                source,
+                line,
+            )
+        return match
+
+    def cells(self, language: str, pos: str | None = None) -> tuple[TagBundle, ...]:
+        """The cells of ``language`` and ``pos`` in reading order (:func:`layout`).
+
+        Raises:
+            UnknownLanguageError: no language has this name.
+            ParadigmError: the language has no such part of speech (or several and none given).
+        """
+        name = resolve(language).name
+        chosen = self.part_of_speech(name, pos, None, None)
+        bundles = self.table(name).bundles(name, chosen)
+        found = layout([b.features for b in bundles])
+        return tuple(bundles[i] for i in found.order)
+
+
 class Paradigms:
     """Paradigms of lemmas with one :class:`~inflect.predict.Predictor` (a model or an ensemble).
 
@@ -415,13 +537,10 @@ class Paradigms:
         setting: str | None = None,
         cells_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        if setting is not None and setting not in defaults.SETTINGS:
-            raise ValueError(
-                f"unknown setting {setting!r}; choose one of {', '.join(defaults.SETTINGS)}"
-            )
         self.predictor = predictor
         self.setting = setting or _model_setting(predictor)
-        self.cells_dir = Path(cells_dir) if cells_dir is not None else None
+        #: The cells, chosen for :attr:`setting`.
+        self.catalogue = CellCatalogue(self.setting, cells_dir)
 
     @classmethod
     def from_default(
@@ -448,92 +567,13 @@ class Paradigms:
         return cls(predictor, setting=setting)
 
     # ------------------------------------------------------------------ cells
-    def _table(self, language: str) -> CellTable:
-        """The cells table of the setting for ``language`` (see the class docstring)."""
-        order = list(defaults.SETTINGS)
-        if self.setting is not None:
-            order.remove(self.setting)
-            order.insert(0, self.setting)
-        for setting in order:
-            table = load_cells(setting, self.cells_dir)
-            if language in table.languages:
-                return table
-        raise ParadigmError(
-            f"no paradigm cells are shipped for {language}: the shared task has no training "
-            "data for it"
-        )
-
     def parts_of_speech(self, language: str) -> dict[str, int]:
-        """Part of speech (as ``--pos`` takes it: ``N``, ``V``, ...) -> number of cells, for
-        ``language`` (any name or code), in :data:`inflect.unimorph.VALUES` order; ``V``
-        counts ``V.PTCP`` and the other verbal subtypes too.
-
-        Raises:
-            UnknownLanguageError: no language has this name.
-            ParadigmError: no cells are shipped for it.
-        """
-        name = resolve(language).name
-        counts: dict[str, int] = {}
-        for pos, n in self._table(name).parts_of_speech(name).items():
-            counts[_coarse(pos)] = counts.get(_coarse(pos), 0) + n
-            if "." in pos:
-                counts[pos] = n
-        return dict(sorted(counts.items(), key=lambda kv: value_key(kv[0])))
-
-    def _offer(self, name: str) -> str:
-        counts = self.parts_of_speech(name)
-
-        def cells(n: int) -> str:
-            return f"{n} cell{'s' if n != 1 else ''}"
-
-        offered = []
-        for pos, n in counts.items():
-            if "." in pos:
-                continue
-            subtypes = [f"{p} {m}" for p, m in counts.items() if p.startswith(pos + ".")]
-            inside = f", of which {', '.join(subtypes)}" if subtypes else ""
-            offered.append(f"{pos} ({cells(n)}{inside})")
-        return ", ".join(offered)
-
-    def _pos(self, name: str, pos: str | None, source: str | None, line: int | None) -> str:
-        """The part of speech asked for, checked against the language's."""
-        counts = self.parts_of_speech(name)
-        coarse = [p for p in counts if "." not in p]
-        if pos is None or not pos.strip():
-            if len(coarse) == 1:
-                return coarse[0]
-            raise ParadigmError(
-                f"{name} has {len(coarse)} parts of speech; choose one with --pos (or a second "
-                f"column in --input): {self._offer(name)}",
-                None,
-                source,
-                line,
-            )
-        given = pos.strip()
-        given = POS_ALIASES.get(given.casefold(), given)
-        match = next((p for p in counts if p.casefold() == given.casefold()), None)
-        if match is None:
-            split = self._table(name).split_name
-            raise ParadigmError(
-                f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
-                None,
-                source,
-                line,
-            )
-        return match
+        """:meth:`CellCatalogue.parts_of_speech` of :attr:`catalogue`."""
+        return self.catalogue.parts_of_speech(language)
 
     def cells(self, language: str, pos: str | None = None) -> tuple[TagBundle, ...]:
-        """The cells of ``language`` and ``pos`` in reading order (:func:`layout`).
-
-        Raises:
-            UnknownLanguageError: no language has this name.
-            ParadigmError: the language has no such part of speech (or several and none given).
-        """
-        name = resolve(language).name
-        chosen = self._pos(name, pos, None, None)
-        bundles = self._table(name).bundles(name, chosen)
-        found = layout([b.features for b in bundles])
-        return tuple(bundles[i] for i in found.order)
+        """:meth:`CellCatalogue.cells` of :attr:`catalogue`."""
+        return self.catalogue.cells(language, pos)
 
     # ------------------------------------------------------------------ paradigms
     def paradigm(self, lemma: str, language: str | None = None, pos: str | None = None) -> Paradigm:
@@ -575,8 +615,8 @@ class Paradigms:
             raise InputError(
                 "empty lemma: give the word's citation form (e.g. talo)", request.lemma, src, line
             )
-        pos = self._pos(name, request.pos, src, line)
-        table = self._table(name)
+        pos = self.catalogue.part_of_speech(name, request.pos, src, line)
+        table = self.catalogue.table(name)
         bundles = list(table.bundles(name, pos))
         known = self.predictor.features
         unknown = [b for b in bundles if not b.features <= known]
