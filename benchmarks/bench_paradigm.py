@@ -1,12 +1,13 @@
 """A cold paradigm: `inflect paradigm` for the 28 cells of a Finnish noun against the ways to get
 the same cells without it, all measured in the same run, interleaved.
 
+0. Floor: ``python -c "import torch"`` in a fresh process (every command pays it).
 1. Cold paradigm: ``python -m inflect paradigm --lang finnish talo --pos N --format tsv`` in a
    fresh process (target: at most 3 s on a quiet 2-core machine).
 2. Reference, cold one cell: ``python -m inflect predict --lang finnish talo N;NOM;SG --format
    tsv`` in a fresh process: the paradigm's price over one query is the ratio (1) / (2).
 3. Reference, today's way: one cold ``inflect predict`` per cell, ``--separate`` of them
-   (default all 28, in a row): ratio (3) / (1).
+   (default all 28, in a row; 0 skips it): ratio (3) / (1).
 4. In process, warm (``--warm``, default on): the paradigm as one batch
    (:meth:`inflect.paradigm.Paradigms.paradigm`) against the 28 cells asked one at a time
    (:meth:`inflect.predict.Predictor.predict`), both on the same loaded predictor, best of
@@ -56,6 +57,16 @@ def _run(args: list[str], threads: int) -> tuple[float, float]:
     return wall, cpu
 
 
+def _run_python(code: str) -> tuple[float, float]:
+    """Wall and CPU seconds of ``python -c CODE`` in a fresh process (a floor: the imports)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def _cells() -> list[str]:
     from inflect.paradigm import CellCatalogue
 
@@ -79,11 +90,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{LANGUAGE} {POS}: {len(cells)} cells; load average {os.getloadavg()[0]:.1f}")
     paradigm = ["paradigm", "--lang", LANGUAGE, LEMMA, "--pos", POS, "--format", "tsv"]
     one = ["predict", "--lang", LANGUAGE, LEMMA, cells[0], "--format", "tsv"]
-    runs: dict[str, list[tuple[float, float]]] = {"paradigm": [], "one": []}
+    runs: dict[str, list[tuple[float, float]]] = {"paradigm": [], "one": [], "torch": []}
     _run(one, args.threads)  # warm the file cache for both
     for _ in range(args.repeat):
         runs["paradigm"].append(_run(paradigm, args.threads))
         runs["one"].append(_run(one, args.threads))
+        runs["torch"].append(_run_python("import torch"))
     med = {
         k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
         for k, v in runs.items()
@@ -96,6 +108,11 @@ def main(argv: list[str] | None = None) -> None:
         sep_cpu += c
     pw, pc = med["paradigm"]
     ow, oc = med["one"]
+    tw, tc = med["torch"]
+    print(
+        f"(0) cold `import torch` alone: median {tw:.2f} s wall, {tc:.2f} s CPU; "
+        f"(1)/(0) = {pw / tw:.2f}x wall, {pc / tc:.2f}x CPU"
+    )
     print(
         f"(1) cold paradigm ({len(cells)} cells, one process): median {pw:.2f} s wall, "
         f"{pc:.2f} s CPU (target <= 3 s)"
@@ -104,10 +121,11 @@ def main(argv: list[str] | None = None) -> None:
         f"(2) cold predict, one cell: median {ow:.2f} s wall, {oc:.2f} s CPU; "
         f"(1)/(2) = {pw / ow:.2f}x wall, {pc / oc:.2f}x CPU"
     )
-    print(
-        f"(3) {n} cold predict calls, one per cell: {sep_wall:.1f} s wall, {sep_cpu:.1f} s CPU; "
-        f"(3)/(1) = {sep_wall / pw:.1f}x wall, {sep_cpu / pc:.1f}x CPU"
-    )
+    if n:
+        print(
+            f"(3) {n} cold predict calls, one per cell: {sep_wall:.1f} s wall, {sep_cpu:.1f} s "
+            f"CPU; (3)/(1) = {sep_wall / pw:.1f}x wall, {sep_cpu / pc:.1f}x CPU"
+        )
     if args.warm:
         import torch
 

@@ -919,18 +919,15 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
         if input_path is None:
             requests = iter([ParadigmRequest(lemma, pos, lang)])
         else:
-            requests = (
-                r if r.pos is not None or pos is None else ParadigmRequest(
-                    r.lemma, pos, r.language, r.source, r.line)
-                for r in read_requests(
-                    input_path,
-                    on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
-                                                       err=True)))
+            requests = read_requests(
+                input_path,
+                on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
+                                                   err=True))
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
     errors = (InputError, NoDefaultModelError, ValueError, OSError)
-    found = paradigms.stream(requests, lang)
+    found = paradigms.stream(requests, lang, pos)
     if fmt == "html":
         from inflect.outputs import write_outputs
         from inflect.paradigm_html import paradigm_page

@@ -585,7 +585,10 @@ class Paradigms:
         return next(self.stream([ParadigmRequest(lemma, pos, language)]))
 
     def stream(
-        self, requests: Iterable[ParadigmRequest], language: str | None = None
+        self,
+        requests: Iterable[ParadigmRequest],
+        language: str | None = None,
+        pos: str | None = None,
     ) -> Iterator[Paradigm]:
         """The paradigm of each request, in order, each yielded as soon as it is searched (one
         :meth:`~inflect.predict.Searcher.stream` call, one batch, per paradigm).
@@ -593,6 +596,7 @@ class Paradigms:
         Args:
             requests: the requests (a lazy iterable is read one request at a time).
             language: the language of requests without one (None: the model's only language).
+            pos: the part of speech of requests without one (None: the language's only one).
 
         Raises:
             UnknownLanguageError: no language has the name.
@@ -602,9 +606,9 @@ class Paradigms:
                 (with the request's file and line where known).
         """
         for request in requests:
-            yield self._one(request, request.language or language)
+            yield self._one(request, request.language or language, request.pos or pos)
 
-    def _one(self, request: ParadigmRequest, language: str | None) -> Paradigm:
+    def _one(self, request: ParadigmRequest, language: str | None, pos: str | None) -> Paradigm:
         src, line = request.source, request.line
         try:
             codec = self.predictor.codec(language)
@@ -615,7 +619,7 @@ class Paradigms:
             raise InputError(
                 "empty lemma: give the word's citation form (e.g. talo)", request.lemma, src, line
             )
-        pos = self.catalogue.part_of_speech(name, request.pos, src, line)
+        pos = self.catalogue.part_of_speech(name, pos, src, line)
         table = self.catalogue.table(name)
         bundles = list(table.bundles(name, pos))
         known = self.predictor.features

@@ -287,3 +287,21 @@ def test_an_input_file_streams_paradigms_with_their_lines(german, tmp_path):
     assert next(stream).lemma == "Katze"
     with pytest.raises(ParadigmError, match=rf"{path}:3: empty lemma"):
         next(stream)
+
+
+def test_a_missing_or_malformed_cells_file_is_named(tmp_path):
+    import gzip
+
+    from inflect.cells import CellsError, cells_file
+
+    with pytest.raises(
+        CellsError,
+        match=r"conll2018-task1-low\.json\.gz: the paradigm cells .* "
+        r"missing; reinstall",
+    ):
+        load_cells("low", tmp_path)
+    cells_file("medium", tmp_path).write_bytes(gzip.compress(b'{"format": "other/9"}'))
+    with pytest.raises(CellsError, match=r"format 'other/9', expected 'sparse-inflect-cells/1'"):
+        load_cells("medium", tmp_path)
+    with pytest.raises(ValueError, match="unknown setting 'huge'"):
+        load_cells("huge")
