@@ -132,3 +132,19 @@ def test_html_needs_out_and_out_needs_html(tmp_path):
     assert out.exit_code == 0, out.output
     text = page.read_text(encoding="utf-8")
     assert text.count('<td class="cell') == 8 and "<script" not in text
+
+
+def test_a_narrow_terminal_folds_the_grid_instead_of_cutting_it():
+    from rich.console import Console
+    from test_paradigm_browser import small_paradigm
+
+    from inflect.paradigm_render import paradigm_table
+
+    console = Console(width=36, record=True, color_system=None)
+    console.print(paradigm_table(small_paradigm("a-very-long-lemma-name")))
+    text = console.export_text()
+    assert all(len(line) <= 36 for line in text.splitlines())
+    joined = "".join(text.split())  # folded forms are whole again without the line breaks
+    for form in ("talot", "taloineen", "talon"):
+        assert form in joined
+    assert "attested" in joined
