@@ -2,7 +2,8 @@
 
 Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
 :data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`CHUNK_SIZE`,
-:func:`max_output_length`. Data: :data:`SETTINGS`.
+:func:`max_output_length`. Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`,
+:data:`PARADIGM_CHUNK_SIZE`. Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
 """
 
@@ -21,6 +22,15 @@ MAX_BEAM_SIZE = 256
 MAX_FORMS = 100
 #: Inputs searched together by prediction (one encoder pass and one beam over all of them).
 CHUNK_SIZE = 256
+
+#: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when its most probable
+#: form has less than this probability (or no certificate); forms below PARADIGM_FOLD_BELOW are
+#: folded under the cell's first ones; a paradigm's predictor searches at least
+#: PARADIGM_CHUNK_SIZE inputs together, so that every paradigm of the shipped cells (at most
+#: 1,655 cells: Basque verbs) is one batch.
+PARADIGM_SURE = 0.9
+PARADIGM_FOLD_BELOW = 0.05
+PARADIGM_CHUNK_SIZE = 2048
 
 #: Seconds between two saves of the trainer state inside an epoch (an interrupted run loses at
 #: most this much work).
