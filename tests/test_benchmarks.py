@@ -21,6 +21,8 @@ TINY = {
                         "entmax"),
     "bench_train.py": (["--data-dir", "{data}", "--setting", "low", "--preset", "tiny",
                         "--epochs", "1", "--repeats", "1", "--against", "{repo}"], "speed-up"),
+    "bench_paradigm.py": (["--repeat", "1", "--separate", "1", "--threads", "1", "--no-warm"],
+                          "cold paradigm"),
     "bench_predict.py": (["--data-dir", "{data}", "--n", "8", "--repeat", "1", "--threads", "1",
                           "--against", "{repo}"], "german-dev inputs"),
 }

@@ -57,6 +57,67 @@ def parse_models(specs: list[str]) -> Models:
     return models
 
 
+def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str, str],
+                       per_language: set[str], shipped: set[str], queues: list[str],
+                       baseline: Any) -> str:
+    """Per language of ``setting``: the official baseline, the best model of the setting that is
+    not a per-language one ("before": the multilingual ensemble, or German's own), the language's own model (beam 5 where scored; the training-time greedy
+    figure in brackets where not), its CPU minutes, and the model that now serves it; with
+    macro-averages and the CPU hours of the queues."""
+    from inflect.training.queue import QueueSpec, queue_status
+
+    acc = {n: dict(zip(f["language"], f["accuracy"], strict=True)) for n, f in scores.items()}
+    status = {}
+    for spec in queues:
+        queue_setting, _, root = spec.partition("=")
+        if queue_setting == setting and QueueSpec.load(Path(root)).setting == setting:
+            status |= {s.language: s for s in queue_status(root)}
+    base = baseline[baseline["setting"] == setting]
+    base = dict(zip(base["language"], base["accuracy"], strict=True))
+    others = [n for n in acc if settings[n] == setting and n not in per_language]
+    languages = sorted({lang for n in others for lang in acc[n]})
+    lines = [
+        "| language | baseline | before | per-language | CPU min | shipped | model |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    cols: dict[str, list[float]] = {"baseline": [], "multi": [], "shipped": []}
+    above = 0
+    for lang in languages:
+        multi = max(acc[n][lang] for n in others if lang in acc[n])
+        own_name = f"{lang}-{setting}"
+        own = acc.get(own_name, {}).get(lang)
+        st = status.get(lang)
+        if own is not None:
+            own_text = f"{own:.1f}"
+        elif st is not None and st.best_accuracy is not None and st.state == "finished":
+            own_text = f"({st.best_accuracy:.1f})"
+        else:
+            own_text = "—" if st is None else st.state
+        serving = [n for n in acc if lang in acc[n] and settings[n] == setting
+                   and n in shipped]
+        if not serving:
+            continue
+        best = max(serving, key=lambda n: acc[n][lang])
+        b = base.get(lang)
+        cols["multi"].append(multi)
+        cols["shipped"].append(acc[best][lang])
+        if b is not None:
+            cols["baseline"].append(b)
+            above += acc[best][lang] >= b
+        cpu = f"{st.cpu_seconds / 60:.1f}" if st is not None and st.cpu_seconds else ""
+        lines.append(f"| {lang} | {'—' if b is None else f'{b:.1f}'} | {multi:.1f} | "
+                     f"{own_text} | {cpu} | {acc[best][lang]:.1f} | {best} |")
+    hours = sum(st.cpu_seconds for st in status.values()) / 3600
+
+    def mean(xs: list[float]) -> float:
+        return sum(xs) / max(1, len(xs))
+
+    lines.append(f"| **macro ({len(languages)})** | {mean(cols['baseline']):.1f} | "
+                 f"{mean(cols['multi']):.1f} | | {hours:.1f} h | **{mean(cols['shipped']):.1f}** "
+                 f"| {above} of {len(cols['baseline'])} at or above the baseline |")
+    return "\n".join(lines) + "\n"
+
+
 def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
     """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue, for
     the languages whose run has finished (a running one's model is not its last); and each
@@ -482,6 +543,11 @@ def main() -> None:
     print(f"per-language models shipped: {len(chosen)} of {len(per_language)}"
           + (f"; dropped (no language's best): {', '.join(dropped)}" if dropped else ""))
     shipped = {n: s for n, s in (scores | kept_scores).items() if n in models or n in kept}
+    for setting in sorted({q.partition("=")[0] for q in args.queue}):
+        table = per_language_table(setting, scores | kept_scores, settings, set(per_language)
+                                   | set(greedy), set(shipped), args.queue, baseline)
+        (results / f"table-dev-per-language-{setting}.md").write_text(table)
+        print(table.splitlines()[-1])
     served = {lang for frame in shipped.values() for lang in frame["language"]}
     missing = sorted(s.name for s in all_languages() if s.name not in served)
     if missing:
