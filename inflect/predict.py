@@ -54,6 +54,7 @@ from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
 from inflect.data import Example, Format, TagBundle, control_problem, iter_examples, quoted
 from inflect.languages import LanguageSpec, resolve
+from inflect.lengths import output_limit
 from inflect.model import COPY_FEATURE
 from inflect.search import (
     Certificate,
@@ -88,8 +89,8 @@ __all__ = [
 ]
 
 #: The longest lemma, in model symbols, that the predictor accepts. The network itself has no
-#: length limit; the cap bounds the search (outputs are limited to
-#: :func:`inflect.defaults.max_output_length` symbols) and the memory of one batch.
+#: length limit; the cap bounds the search (each input's outputs are limited by
+#: :func:`inflect.lengths.output_limit`) and the memory of one batch.
 MAX_INPUT_LEN = 100
 
 #: ``"auto"``: where the beam is not certified full support and the output mapping is sparse,
@@ -165,6 +166,9 @@ class Outcome:
         beam_certificate: the certificate of the first beam search alone (beam k).
         method: ``"beam"`` (the list is the beam's n-best list) or ``"support"`` (it comes from
             support enumeration).
+        length_limit: N when the search stopped at the input's output length limit of N symbols
+            (a continuation of nonzero probability was cut there: a longer form may exist),
+            else None. The limit is the input's own (:func:`inflect.lengths.output_limit`).
     """
 
     forms: tuple[Form, ...]
@@ -172,6 +176,7 @@ class Outcome:
     more_than: int | None
     beam_certificate: Certificate
     method: str
+    length_limit: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -182,6 +187,19 @@ class Outcome:
     def best(self) -> Form | None:
         """The most probable output found, or None when the search finished none."""
         return self.forms[0] if self.forms else None
+
+    @property
+    def certificate_words(self) -> str:
+        """The certificate in words, with the "more than N" note and, where the search stopped
+        at the input's output length limit, that note."""
+        words = self.certificate.description
+        if self.more_than is not None:
+            words += f"; more than {self.more_than} forms have nonzero probability, the "
+            words += f"{self.more_than} most probable are listed"
+        if self.length_limit is not None:
+            words += f"; the search stopped at the length limit of {self.length_limit} symbols"
+            words += " (a longer form of nonzero probability was cut)"
+        return words
 
     @property
     def mass(self) -> float:
@@ -210,11 +228,12 @@ class Record(Outcome):
         return {
             "forms": [{"form": f.form, "probability": f.probability} for f in self.forms],
             "certificate": self.certificate.value,
-            "certificate_words": self.certificate.description,
+            "certificate_words": self.certificate_words,
             "complete": self.complete,
             "more_than": self.more_than,
             "beam_certificate": self.beam_certificate.value,
             "method": self.method,
+            "length_limit": self.length_limit,
             "warnings": list(self.warnings),
         }
 
@@ -494,11 +513,19 @@ class Searcher:
         batches = tuple(made[(Vocabularies.of(m), m.device)] for m in self.members)
         return batches[0] if len(batches) == 1 else MemberBatches(batches)
 
-    def max_output_len(self, items: Sequence[Prepared]) -> int:
-        """Output length cap for a chunk: the config's ``max_decode_len``, else
-        :func:`inflect.defaults.max_output_length` of its longest source."""
+    def max_output_len(self, items: Sequence[Prepared]) -> list[int]:
+        """The output length limit of each input, its own (never its chunk's): the config's
+        ``max_decode_len`` where set, else the largest of the members'
+        :func:`inflect.lengths.output_limit` for the input's language and source length (from
+        the training data's output lengths recorded in the checkpoint; a checkpoint without
+        the record: :func:`inflect.defaults.fallback_output_length`)."""
         configured = self.members[0].config.max_decode_len
-        return configured or defaults.max_output_length(max(len(p.symbols) for p in items))
+        if configured:
+            return [configured] * len(items)
+        return [
+            max(output_limit(m.output_lengths, p.language, len(p.symbols)) for m in self.members)
+            for p in items
+        ]
 
     # ------------------------------------------------------------------ search
     def run(self, items: Sequence[Prepared]) -> list[Any]:
@@ -565,7 +592,7 @@ class Searcher:
             torch.set_num_threads(threads)
 
     def _widen(
-        self, encoded: Encoded, first: list[SearchResult], max_len: int
+        self, encoded: Encoded, first: list[SearchResult], max_len: list[int]
     ) -> list[SearchResult]:
         """``support="auto"``: search the uncertified inputs again with wider beams."""
         best = list(first)
@@ -574,7 +601,12 @@ class Searcher:
         limit = min(self.max_forms, self.max_beam)
         while self.support == "auto" and self.sparse_output and todo and width < limit:
             width = min(limit, 4 * width)
-            wide = beam_search(self.decodable, encoded.select(self.decodable, todo), width, max_len)
+            wide = beam_search(
+                self.decodable,
+                encoded.select(self.decodable, todo),
+                width,
+                [max_len[i] for i in todo],
+            )
             for i, r in zip(todo, wide, strict=True):
                 if r.certificate.rank >= best[i].certificate.rank:
                     best[i] = r
@@ -600,17 +632,29 @@ class Searcher:
     ) -> Outcome:
         forms = self._forms(beam.hypotheses, item)
         cert, method, more = beam.certificate, "beam", None
+        cut = beam.max_len if beam.hit_max_len else None
         if beam.n_finished > len(beam.hypotheses) and len(beam.hypotheses) >= self.max_forms:
             more = len(beam.hypotheses)  # more finished strings of nonzero probability exist
         if support is not None:
+            # the enumeration's strings and the beam's, each token string once (its value from
+            # the enumeration): never a worse list than the beam the enumeration started from
+            merged = {tuple(h.tokens): h for h in beam.hypotheses}
+            merged.update((tuple(h.tokens), h) for h in support.hypotheses)
+            hyps = sorted(merged.values(), key=lambda h: -h.log_prob)
+            forms, method = self._forms(hyps, item), "support"
             found = support.hypotheses
-            if support.complete:
-                forms, cert, method = self._forms(found, item), Certificate.FULL_SUPPORT, "support"
-            elif support.more_than_cap:
-                forms, cert, method = self._forms(found, item), Certificate.MODE_ONLY, "support"
+            if support.complete or cert is Certificate.FULL_SUPPORT:
+                cert = Certificate.FULL_SUPPORT  # either list is the whole support
+            elif (
+                cert is Certificate.MODE_ONLY
+                or support.more_than_cap
+                or (found and found[0].prob >= support.unexplored_max_prob)
+            ):
+                # one of the two firsts is the true mode, so it is the larger first
+                cert = Certificate.MODE_ONLY
+            if support.more_than_cap:
                 more = support.cap
-            elif found and found[0].prob >= support.unexplored_max_prob:
-                forms, cert, method = self._forms(found, item), Certificate.MODE_ONLY, "support"
+            cut = beam.max_len if support.hit_max_len else None if support.complete else cut
         if len(forms) > self.max_forms:
             forms = forms[: self.max_forms]
             more = self.max_forms
@@ -622,6 +666,7 @@ class Searcher:
             more_than=more,
             beam_certificate=first.certificate,
             method=method,
+            length_limit=cut,
         )
 
     # ------------------------------------------------------------------ streams

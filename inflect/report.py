@@ -283,12 +283,9 @@ def _probability(p: float) -> str:
 
 
 def certificate_words(pred: Record) -> str:
-    """The certificate of a prediction in words, with the "more than N" note."""
-    words = pred.certificate.description
-    if pred.more_than is not None:
-        words += f"; more than {pred.more_than} forms have nonzero probability, the "
-        words += f"{pred.more_than} most probable are listed"
-    return words
+    """The certificate of a prediction in words, with its notes (:attr:`Outcome.certificate_words`:
+    "more than N", the length limit where the search stopped at it)."""
+    return pred.certificate_words
 
 
 def prediction_table(pred: Record) -> Group:
@@ -441,8 +438,14 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
 def _queue_cells(s: LanguageStatus) -> list[str]:
     of = f"/{s.max_epochs}" if s.max_epochs else ""
     best = "" if s.best_accuracy is None else f"{s.best_accuracy:.1f}"
-    return [s.language, s.state, f"{s.epochs}{of}", best, str(s.best_epoch or ""),
-            f"{s.cpu_seconds / 60:.1f}"]
+    return [
+        s.language,
+        s.state,
+        f"{s.epochs}{of}",
+        best,
+        str(s.best_epoch or ""),
+        f"{s.cpu_seconds / 60:.1f}",
+    ]
 
 
 _QUEUE_HEADER = ["language", "state", "epochs", "best_dev_accuracy", "best_epoch", "cpu_minutes"]
@@ -453,8 +456,7 @@ def queue_table(statuses: Sequence[LanguageStatus], title: str) -> Table:
     (%), its epoch, CPU minutes spent; a last line counts the states."""
     table = Table(title=title)
     for name, right in zip(_QUEUE_HEADER, (0, 0, 1, 1, 1, 1), strict=True):
-        table.add_column(name.replace("_", " "), justify="right" if right else "left",
-                         no_wrap=True)
+        table.add_column(name.replace("_", " "), justify="right" if right else "left", no_wrap=True)
     for s in statuses:
         table.add_row(*(Text(c) for c in _queue_cells(s)))
     counts: dict[str, int] = {}
@@ -550,8 +552,11 @@ def _forms_text(
 def _summary_lines(report: AmbiguityReport) -> list[str]:
     lines = [
         f"inputs: {report.inputs:,}"
-        + (f" (and {report.rejected:,} rejected: the model cannot take them)"
-           if report.rejected else ""),
+        + (
+            f" (and {report.rejected:,} rejected: the model cannot take them)"
+            if report.rejected
+            else ""
+        ),
         f"ambiguous (more than one nonzero-probability form): {report.ambiguous:,} "
         f"({_share(report.ambiguous_share)} %)",
         f"tag bundles with ambiguous inputs: {len(report.groups):,}",
