@@ -7,7 +7,7 @@ The path of one input (a *query*, an :class:`inflect.data.Example` whose form is
 2. the lemma: text -> model symbols by the language's codec (:class:`inflect.codec.CharCodec`:
    the data's normalisation, then the spec's symbols); a symbol unseen in training becomes the
    unknown symbol, with one warning (kept in the record);
-3. the tag bundle: a set of UniMorph features, each of which the model must know;
+3. the tag bundle: a multiset of UniMorph features, each of which the model must know;
 4. symbols -> ids, once per chunk of inputs (:mod:`inflect.batching`), and one encoder pass per
    chunk (:func:`inflect.search.encode`) that every search of the chunk shares;
 5. search: :func:`inflect.search.beam_search` (beam k = 5 by default) with its certificate. A
@@ -289,7 +289,8 @@ class Prepared:
         symbols: its source symbols (made by ``codec``).
         codec: the :class:`~inflect.codec.Codec` that made ``symbols``; it also turns output
             symbols back into text.
-        features: the UniMorph features the model will see (empty for a model without tags).
+        features: the UniMorph features the model will see, sorted, repeats kept (the bundle's
+            multiset; a model reading bundles as sets drops the repeats); empty without tags.
         language: the language name the model knows the input by, or None (no language symbol).
         direction: the writing direction of the source (``"ltr"`` or ``"rtl"``), for display.
         warnings: e.g. symbols unseen in training.
@@ -298,7 +299,7 @@ class Prepared:
     query: Any
     symbols: list[str]
     codec: Codec
-    features: frozenset[str] = frozenset()
+    features: tuple[str, ...] = ()
     language: str | None = None
     direction: str = "ltr"
     warnings: list[str] = field(default_factory=list)
@@ -886,7 +887,7 @@ class Predictor(Searcher):
         notes = self._unseen(symbols, f"lemma {query.lemma!r}")
         spec = codec.spec
         return Prepared(
-            query, symbols, codec, query.tags.features, spec.name, spec.direction, notes
+            query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes
         )
 
     def record(self, item: Prepared, outcome: Outcome) -> Prediction:
