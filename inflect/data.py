@@ -704,12 +704,15 @@ def iter_examples(
     language: str = "",
     fmt: Format = "auto",
     on_blank: Callable[[int], None] | None = None,
-) -> Iterator[Example]:
+    errors: Literal["raise", "yield"] = "raise",
+) -> Iterator[Example | DataFormatError]:
     """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
 
     Each line goes through :func:`parse_lines` (the same rules, format detection on the first
     non-blank line, blank lines skipped), so a consumer gets every example before a malformed line
-    and then the error; nothing after it is read. Used to read standard input as it arrives.
+    and then the error. With ``errors="raise"`` nothing after it is read; with
+    ``errors="yield"`` the error is yielded in the line's place and reading goes on (every line
+    gets an example or an error). Used to read standard input as it arrives.
 
     Args:
         lines: text lines (with or without their ``\\n``) or raw byte lines (decoded as strict
@@ -719,28 +722,38 @@ def iter_examples(
         fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
         on_blank: called with the 1-based number of each blank (or whitespace-only) line, which
             is skipped.
+        errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
+            :class:`DataFormatError` and go on).
 
     Yields:
-        The examples in order, with their 1-based line numbers.
+        The examples in order, with their 1-based line numbers (and, with ``errors="yield"``,
+        a :class:`DataFormatError` for each malformed line).
 
     Raises:
-        DataFormatError: at the first malformed or non-UTF-8 line (``FILE:LINE: what (value)``).
-        ValueError: an unknown ``fmt``.
+        DataFormatError: with ``errors="raise"``, at the first malformed or non-UTF-8 line
+            (``FILE:LINE: what (value)``).
+        ValueError: an unknown ``fmt`` or ``errors``.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if errors not in ("raise", "yield"):
+        raise ValueError(f"errors must be 'raise' or 'yield', got {errors!r}")
     resolved: Format = fmt
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DataFormatError(
+                error = DataFormatError(
                     source,
                     number,
                     f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
                     raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
-                ) from None
+                )
+                if errors == "raise":
+                    raise error from None
+                yield error
+                continue
         else:
             line = raw
         if line.endswith("\n"):
@@ -754,8 +767,12 @@ def iter_examples(
             chunk, source=source, language=language, fmt=resolved, collect_errors=True
         )
         if parsed.errors:
-            error = parsed.errors[0]
-            raise DataFormatError(source, number, error.what, error.value)
+            first = parsed.errors[0]
+            error = DataFormatError(source, number, first.what, first.value)
+            if errors == "raise":
+                raise error
+            yield error
+            continue
         for example in parsed.examples:
             if resolved == "auto":
                 resolved = parsed.stats.fmt  # type: ignore[assignment]
@@ -774,8 +791,8 @@ def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile
 def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
 
-    A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature (removed), and
-    a lemma or form with leading or trailing whitespace (kept: spaces are data).
+    A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
+    (removed), and a lemma or form with leading or trailing whitespace (kept: spaces are data).
     """
     found: list[DataFormatError] = []
     for ex in parsed.examples:

@@ -52,8 +52,16 @@ from inflect import defaults
 from inflect.batching import Vocabularies, make_batch, output_symbols
 from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
-from inflect.data import Example, Format, TagBundle, control_problem, iter_examples, quoted
-from inflect.languages import LanguageSpec, resolve
+from inflect.data import (
+    DataFormatError,
+    Example,
+    Format,
+    TagBundle,
+    control_problem,
+    iter_examples,
+    quoted,
+)
+from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
 from inflect.lengths import output_limit
 from inflect.model import COPY_FEATURE
 from inflect.search import (
@@ -73,6 +81,7 @@ from inflect.vocab import UNK_ID, UnknownSymbolWarning
 
 __all__ = [
     "MAX_INPUT_LEN",
+    "ErrorRecord",
     "Form",
     "InputError",
     "Outcome",
@@ -279,6 +288,69 @@ class Prediction(Record):
         }
 
 
+@dataclass(frozen=True)
+class ErrorRecord:
+    """An input that got no answer: a line that could not be read, or an input the model cannot
+    take (empty lemma, too long, a language it does not know). It takes the input's place in the
+    output stream (:meth:`Searcher.stream`), and the stream goes on.
+
+    Attributes:
+        message: what is wrong, ``FILE:LINE: what (value)`` where the input came from a file.
+        source: the input's file, or None.
+        line: its 1-based line number, or None.
+        lemma, tags, language: the input's fields where it was read, else None.
+    """
+
+    message: str
+    source: str | None = None
+    line: int | None = None
+    lemma: str | None = None
+    tags: str | None = None
+    language: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, error: Exception, query: Any = None) -> ErrorRecord:
+        """The record of ``error`` (a :class:`InputError`, a
+        :class:`~inflect.data.DataFormatError`, an unknown language) for ``query`` (the input,
+        where it was read)."""
+        source = getattr(error, "source", None) or getattr(query, "source", None)
+        line = getattr(error, "line", None) or getattr(query, "line", None)
+        message = str(error)
+        if source is not None and not message.startswith(f"{source}:"):
+            message = f"{source}:{line}: {message}" if line is not None else f"{source}: {message}"
+        tags = getattr(query, "tags", None)
+        return cls(
+            message,
+            source,
+            line,
+            getattr(query, "lemma", None),
+            getattr(tags, "text", tags),
+            getattr(query, "language", None) or None,
+        )
+
+    @property
+    def where(self) -> str | None:
+        """``FILE:LINE`` of the input, or None."""
+        return None if self.source is None else f"{self.source}:{self.line}"
+
+    @property
+    def inputs(self) -> tuple[str, str, str]:
+        """``(lemma, tags, language)`` as far as they are known (``""`` otherwise)."""
+        return self.lemma or "", self.tags or "", self.language or ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (one JSON Lines record): ``error`` and where it was."""
+        return {
+            "error": self.message,
+            "lemma": self.lemma,
+            "tags": self.tags,
+            "language": self.language,
+            "source": self.source,
+            "line": self.line,
+        }
+
+
 @dataclass
 class Prepared:
     """A validated input as the model's symbols, ready to be searched.
@@ -369,7 +441,8 @@ def read_queries(
     language: str | None = None,
     fmt: Format = "auto",
     on_blank: Callable[[str, int], None] | None = None,
-) -> Iterator[Example]:
+    errors: Literal["raise", "yield"] = "raise",
+) -> Iterator[Example | DataFormatError]:
     """Read inputs lazily from a file, or from standard input when ``path`` is ``"-"``.
 
     One input a line: ``lemma<TAB>tags`` (covered format) or ``lemma<TAB>form<TAB>tags`` (2018
@@ -381,24 +454,34 @@ def read_queries(
         language: stored in every query (None: the model's only language).
         fmt: ``"auto"``, ``"covered"``, ``"2018"`` or ``"2023"``.
         on_blank: called with (source, line number) for each blank line skipped.
+        errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
+            :class:`~inflect.data.DataFormatError` in its place and read on; a
+            :class:`Searcher` turns it into an :class:`ErrorRecord`).
 
     Yields:
-        One :class:`~inflect.data.Example` per input line, with ``source`` and ``line`` set.
+        One :class:`~inflect.data.Example` per input line, with ``source`` and ``line`` set (or,
+        with ``errors="yield"``, a :class:`~inflect.data.DataFormatError` per malformed line).
 
     Raises:
-        DataFormatError: at the first malformed line, naming the file and the line.
+        DataFormatError: with ``errors="raise"``, at the first malformed line, naming the file
+            and the line.
         OSError: the file cannot be read.
     """
     source = "<stdin>" if str(path) == "-" else str(path)
     blank = None if on_blank is None else (lambda number: on_blank(source, number))
     if source == "<stdin>":
         yield from iter_examples(
-            sys.stdin.buffer, source=source, language=language or "", fmt=fmt, on_blank=blank
+            sys.stdin.buffer,
+            source=source,
+            language=language or "",
+            fmt=fmt,
+            on_blank=blank,
+            errors=errors,
         )
         return
     with open(path, "rb") as handle:
         yield from iter_examples(
-            handle, source=source, language=language or "", fmt=fmt, on_blank=blank
+            handle, source=source, language=language or "", fmt=fmt, on_blank=blank, errors=errors
         )
 
 
@@ -421,6 +504,10 @@ class Searcher:
         max_input_len: the longest source accepted, in model symbols.
         chunk_size: inputs searched together by :meth:`stream`.
         max_beam: the widest beam ``support="auto"`` widens to (and at most ``max_forms``).
+        strict: stop at the first input that cannot be answered (:meth:`stream` raises), and
+            refuse an unknown UniMorph feature; False (the default): such an input becomes an
+            :class:`ErrorRecord` in the stream and the stream goes on, and an unknown feature
+            is read as the unknown feature (warned once per feature, noted in the record).
 
     Raises:
         ValueError: no model, a bad setting, or members with different target vocabularies
@@ -437,7 +524,9 @@ class Searcher:
         max_input_len: int = MAX_INPUT_LEN,
         chunk_size: int = defaults.CHUNK_SIZE,
         max_beam: int = defaults.WIDE_BEAM_SIZE,
+        strict: bool = False,
     ) -> None:
+        self.strict = bool(strict)
         self.loaded: tuple[LoadedModel, ...] = tuple(models)
         if not self.loaded:
             raise ValueError("a predictor needs at least one model")
@@ -674,20 +763,24 @@ class Searcher:
     def stream(self, queries: Iterable[Any]) -> Iterator[Any]:
         """Search every query, yielding records in input order, chunk by chunk.
 
-        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). When
-        reading a query or validating it fails, the records of the queries before it are yielded
-        first, then the error is raised, so no finished work is lost.
+        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). An
+        input that cannot be answered — a query that is a :class:`~inflect.data.DataFormatError`
+        (a line :func:`read_queries` could not read, ``errors="yield"``), or one :meth:`prepare`
+        refuses — gives an :class:`ErrorRecord` in its place (after the records before it) and
+        the stream goes on; with :attr:`strict`, the records before it are yielded, then its
+        error is raised, so no finished work is lost.
 
         Raises:
-            InputError: a query the model cannot take (with file and line where known).
-            DataFormatError: a malformed input line (from :func:`read_queries`).
-            UnknownLanguageError: an unknown language name.
+            InputError: (strict) a query the model cannot take (with file and line where known).
+            DataFormatError: (strict) a malformed input line.
+            UnknownLanguageError: (strict) an unknown language name.
         """
         for searched in self.stream_detailed(queries):
             yield searched.prediction
 
     def stream_detailed(self, queries: Iterable[Any]) -> Iterator[Searched]:
-        """As :meth:`stream`, yielding each record with its search result (:class:`Searched`).
+        """As :meth:`stream`, yielding each record with its search result (:class:`Searched`;
+        an :class:`ErrorRecord` comes with ``beam`` and ``prepared`` None).
 
         Raises:
             As :meth:`stream`.
@@ -696,15 +789,27 @@ class Searcher:
         iterator = iter(queries)
         while True:
             error: Exception | None = None
+            query: Any = None
             try:
-                pending.append(self.prepare(next(iterator)))
+                query = next(iterator)
+                if isinstance(query, DataFormatError):
+                    error, query = query, None
+                else:
+                    pending.append(self.prepare(query))
             except StopIteration:
                 break
-            except Exception as exc:
+            except (InputError, DataFormatError, UnknownLanguageError) as exc:
                 error = exc
+            except Exception as exc:
+                yield from self.run_detailed(pending)
+                raise exc
             if error is not None:
                 yield from self.run_detailed(pending)
-                raise error
+                pending = []
+                if self.strict:
+                    raise error
+                yield Searched(ErrorRecord.of(error, query), None, None)  # type: ignore[arg-type]
+                continue
             if len(pending) >= self.chunk_size:
                 yield from self.run_detailed(pending)
                 pending = []
@@ -754,6 +859,7 @@ class Predictor(Searcher):
             sorted(set.intersection(*nonempty)) if nonempty else ()
         )
         self._codecs: dict[str, CharCodec] = {}
+        self._warned_features: set[str] = set()
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -851,9 +957,14 @@ class Predictor(Searcher):
     def prepare(self, query: Example) -> Prepared:
         """Validate one query and turn it into model symbols.
 
+        A UniMorph feature the model has not seen is read as the unknown feature (a note in
+        the record, one warning per feature; :meth:`_unknown_features`), or refused where
+        :attr:`strict`.
+
         Raises:
-            InputError: empty lemma, unknown UniMorph feature (the message lists the known ones),
-                a lemma longer than :attr:`max_input_len`, a language the model does not know.
+            InputError: empty lemma, (strict) unknown UniMorph feature (the message lists the
+                known ones), a lemma longer than :attr:`max_input_len`, a language the model
+                does not know.
             UnknownLanguageError: no language has the query's language name.
         """
         src, line = query.source, query.line
@@ -865,7 +976,8 @@ class Predictor(Searcher):
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
         unknown = sorted(f for f in query.tags.features if f not in self.features)
-        if unknown:
+        notes: list[str] = []
+        if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
             named = ", ".join(_with_hint(f, self.features) for f in unknown)
@@ -876,6 +988,7 @@ class Predictor(Searcher):
                 src,
                 line,
             )
+        notes.extend(self._unknown_features(unknown))
         if len(symbols) > self.max_input_len:
             raise InputError(
                 f"lemma of {len(symbols)} symbols is longer than the model's limit of "
@@ -884,11 +997,28 @@ class Predictor(Searcher):
                 src,
                 line,
             )
-        notes = self._unseen(symbols, f"lemma {query.lemma!r}")
+        notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
         spec = codec.spec
         return Prepared(
             query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes
         )
+
+    def _unknown_features(self, unknown: Sequence[str]) -> list[str]:
+        """One note per UniMorph feature unseen in training: the model reads it as the unknown
+        feature, the padding id, whose embedding is zero (it adds nothing to the condition
+        vector), as an unseen lemma symbol is read as the unknown symbol. Each feature is warned
+        once per predictor (:class:`~inflect.vocab.UnknownSymbolWarning`)."""
+        notes = []
+        for feature in unknown:
+            note = (
+                f"UniMorph feature {_with_hint(feature, self.features)} was not seen in training; "
+                "the model reads it as the unknown feature (the answer may miss what it marks)"
+            )
+            notes.append(note)
+            if feature not in self._warned_features:
+                self._warned_features.add(feature)
+                warnings.warn(note, UnknownSymbolWarning, stacklevel=4)
+        return notes
 
     def record(self, item: Prepared, outcome: Outcome) -> Prediction:
         """The :class:`Prediction` of one searched input."""

@@ -288,11 +288,18 @@ def certificate_words(pred: Record) -> str:
     return pred.certificate_words
 
 
+def _is_error(pred: Any) -> bool:
+    """True for an :class:`inflect.predict.ErrorRecord` (an input that got no answer)."""
+    return hasattr(pred, "message") and not hasattr(pred, "forms")
+
+
 def prediction_table(pred: Record) -> Group:
     """One prediction as a table: forms, probabilities (number and bar), certificate in words,
-    then any warnings."""
+    then any warnings; an :class:`~inflect.predict.ErrorRecord` as one line ``error: …``."""
     from rich.bar import Bar
 
+    if _is_error(pred):
+        return Group(Text(f"error: {pred.message}", style="bold red"))
     where = f" — {pred.where}" if pred.where is not None else ""
     first, tags, language = pred.inputs
     table = Table(
@@ -350,11 +357,15 @@ def prediction_tsv(pred: Record) -> str:
     forms listed, or ``>N`` when more than N forms have nonzero probability; ``rank`` is 1 for the
     most probable form; probabilities are written with Python's shortest round-trip ``repr``. An
     input for which no form finished has one line with ``rank``, ``form`` and ``probability``
-    empty.
+    empty. An :class:`~inflect.predict.ErrorRecord` (an input that got no answer; its message
+    goes to standard error) has one line with the input's fields as far as they were read,
+    certificate ``error``, count ``0`` and the rest empty.
 
     Raises:
         ValueError: a field holds a control character (see :func:`tsv_line`).
     """
+    if _is_error(pred):
+        return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None])
     count = f">{pred.more_than}" if pred.more_than is not None else str(len(pred.forms))
     head = [*pred.inputs, pred.certificate.value, count]
     if not pred.forms:
@@ -364,6 +375,15 @@ def prediction_tsv(pred: Record) -> str:
     )
 
 
+def _printable(fields: Sequence[str]) -> list[str]:
+    """Fields of an error record for a TSV line: a control character (what made the input
+    unreadable, maybe) becomes its ``\\uXXXX`` escape."""
+    return [
+        "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
+        for text in fields
+    ]
+
+
 def prediction_jsonl(pred: Record) -> str:
     """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
     import json
@@ -371,9 +391,17 @@ def prediction_jsonl(pred: Record) -> str:
     return json.dumps(pred.to_dict(), ensure_ascii=False)
 
 
-def prediction_2018(pred: Prediction) -> str:
+def prediction_2018(pred: Prediction) -> str | None:
     """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags`` (the most
-    probable form; empty when none finished), as `inflect evaluate --pred` reads it."""
+    probable form; empty when none finished), as `inflect evaluate --pred` reads it. An
+    :class:`~inflect.predict.ErrorRecord` with its lemma and tags read gives the line with an
+    empty form (scored as wrong); one of a line that could not be read gives None (no line: its
+    message goes to standard error)."""
+    if _is_error(pred):
+        if pred.lemma is None or pred.tags is None:
+            return None
+        lemma, tags = _printable((pred.lemma, pred.tags))
+        return tsv_line([lemma, "", tags])
     best = pred.best.form if pred.best is not None else ""
     return tsv_line([pred.lemma, best, pred.tags])
 
