@@ -68,7 +68,8 @@ class AmbiguousInput:
 
 @dataclass
 class TagGroup:
-    """The ambiguous inputs of one tag bundle (UniMorph features as a set).
+    """The ambiguous inputs of one tag bundle (UniMorph features as a multiset: order-free, a
+    repeated feature counts).
 
     Attributes:
         tags: the bundle as first written.
@@ -185,8 +186,8 @@ def ambiguity_report(
     for example in gold or ():
         if example.form is not None:
             gold_forms[input_key(example)] = example.form
-    groups: dict[frozenset[str], TagGroup] = {}
-    bundles: dict[frozenset[str], BundleSizes] = {}
+    groups: dict[tuple[str, ...], TagGroup] = {}
+    bundles: dict[tuple[str, ...], BundleSizes] = {}
     directions: dict[str, str] = {}
     ambiguous = with_gold = in_support = incomplete = full = mode = 0
     for position, record in enumerate(predictions):
@@ -199,7 +200,7 @@ def ambiguity_report(
             tags = TagBundle.parse(record.tags)
         except ValueError as exc:
             raise ValueError(f"{record.lemma!r}: bad tag bundle {record.tags!r} ({exc})") from None
-        sizes = bundles.setdefault(tags.features, BundleSizes(record.tags)).sizes
+        sizes = bundles.setdefault(tags.multiset, BundleSizes(record.tags)).sizes
         sizes[len(forms)] = sizes.get(len(forms), 0) + 1
         if len(forms) < 2:
             continue
@@ -210,7 +211,7 @@ def ambiguity_report(
         with_gold += gold_form is not None
         in_support += bool(hit)
         incomplete += not record.complete
-        group = groups.setdefault(tags.features, TagGroup(record.tags))
+        group = groups.setdefault(tags.multiset, TagGroup(record.tags))
         group.inputs.append(
             AmbiguousInput(
                 record.lemma,
@@ -233,6 +234,14 @@ def ambiguity_report(
     ordered = sorted(groups.values(), key=lambda g: -len(g.inputs))  # stable: first seen first
     by_size = sorted(bundles.values(), key=lambda b: (-b.ambiguous, -b.inputs))
     return AmbiguityReport(
-        len(predictions), ambiguous, with_gold, in_support, incomplete, ordered, full, mode, by_size,
+        len(predictions),
+        ambiguous,
+        with_gold,
+        in_support,
+        incomplete,
+        ordered,
+        full,
+        mode,
+        by_size,
         rejected,
     )

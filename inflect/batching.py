@@ -6,8 +6,10 @@ padding of those ids (:meth:`EncodedItems.batch`). :func:`make_batch` does both 
 outputs become symbols again with :func:`output_symbols`.
 
 Conventions: source and target ids come from the model's symbol vocabularies
-(:mod:`inflect.vocab`: PAD 0, BOS 1, EOS 2, UNK 3); a tag bundle is a *set* of UniMorph features,
-its ids sorted ascending and padded with 0; the language is one id per example.
+(:mod:`inflect.vocab`: PAD 0, BOS 1, EOS 2, UNK 3); a tag bundle is a *multiset* of UniMorph
+features (a repeated feature counts; a model with ``config.tag_bundles == "set"``, every checkpoint
+written before that field, drops the repeats), its ids sorted ascending and padded with 0; the
+language is one id per example.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class Batch:
         source: int64 (B, S) source-symbol ids, :data:`~inflect.vocab.PAD_ID` after each end.
         source_mask: bool (B, S), True at real (non-padding) positions.
         source_lengths: int64 (B,) number of real source positions (>= 1).
-        features: int64 (B, F) tag-feature ids sorted ascending, padded with 0; or None.
+        features: int64 (B, F) tag-feature ids sorted ascending (repeats kept for a multiset
+            model), padded with 0; or None.
         languages: int64 (B,) language ids; or None.
         target_in: int64 (B, T) decoder inputs (BOS, y_1, ..., y_{n}), padded; or None.
         target_out: int64 (B, T) gold outputs (y_1, ..., y_n, EOS), padded with -100; or None.
@@ -104,18 +107,25 @@ class Vocabularies:
         source, target: symbol vocabularies (may be the same object).
         feature: UniMorph features of tag bundles, or None (a model without tags).
         language: language names, or None (no language symbol).
+        multiset: True when a repeated feature of a bundle counts (``config.tag_bundles ==
+            "multiset"``), False when repeats are dropped (a set: older checkpoints).
     """
 
     source: Vocab
     target: Vocab
     feature: Vocab | None = None
     language: Vocab | None = None
+    multiset: bool = False
 
     @classmethod
     def of(cls, model: Any) -> Vocabularies:
-        """The vocabularies of a :class:`~inflect.model.Seq2Seq`."""
+        """The vocabularies of a :class:`~inflect.model.Seq2Seq` (and how it reads bundles)."""
         return cls(
-            model.source_vocab, model.target_vocab, model.feature_vocab, model.language_vocab
+            model.source_vocab,
+            model.target_vocab,
+            model.feature_vocab,
+            model.language_vocab,
+            getattr(model.config, "tag_bundles", "set") == "multiset",
         )
 
 
@@ -158,7 +168,7 @@ class EncodedItems:
             if len(s) == 0:
                 raise ValueError(f"source {i} is empty")
             self.source.append(torch.tensor(vocabs.source.encode(s, warn=warn), dtype=torch.long))
-        self.features = self._features(vocabs.feature, features, n, warn)
+        self.features = self._features(vocabs.feature, features, n, warn, vocabs.multiset)
         self.languages = self._languages(vocabs.language, languages, n)
         self.targets: list[Tensor] | None = None
         if targets is not None:
@@ -171,7 +181,11 @@ class EncodedItems:
 
     @staticmethod
     def _features(
-        vocab: Vocab | None, features: Sequence[Iterable[str]] | None, n: int, warn: bool
+        vocab: Vocab | None,
+        features: Sequence[Iterable[str]] | None,
+        n: int,
+        warn: bool,
+        multiset: bool = False,
     ) -> list[Tensor] | None:
         if vocab is None:
             return None
@@ -179,17 +193,19 @@ class EncodedItems:
             raise ValueError("this model needs the tag-bundle features of every example")
         rows = []
         for feats in features:
-            ids = set()
+            ids: list[int] = []
             for f in feats:
                 if f in vocab:
-                    ids.add(vocab.index(f))
+                    ids.append(vocab.index(f))
                 elif warn:
                     warnings.warn(
                         f"UniMorph feature {f!r} was not seen in training; it is left out",
                         UnknownSymbolWarning,
                         stacklevel=4,
                     )
-            rows.append(torch.tensor(sorted(ids), dtype=torch.long))  # a set, in a canonical order
+            if not multiset:
+                ids = list(set(ids))
+            rows.append(torch.tensor(sorted(ids), dtype=torch.long))  # a canonical order
         return rows
 
     @staticmethod

@@ -807,6 +807,11 @@ def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None
             click.echo(f"warning: the lexicon {user.name} holds {', '.join(sorted(user.languages()))}"
                        f" forms, not {wanted}: it is not consulted", err=True)
     return lexicons
+_STRICT_OPTION = click.option(
+    "--strict", is_flag=True, default=False,
+    help="Stop at the first input that cannot be answered (a line that cannot be read, an "
+         "unknown UniMorph feature, ...). Default: each such line gets an error record in the "
+         "output, the run goes on and the exit status is 1 at the end.")
 
 
 @main.command("predict")
@@ -843,19 +848,20 @@ def _lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None
                    "model lists, or >N), rank (1 = the first form: an attested one where there "
                    "is one), form, probability (the model's), source (model, or where the form "
                    "is attested); rank, form, probability and source empty when the model "
-                   "finished no form; jsonl; or 2018 (lemma, first form, tags: for inflect "
-                   "evaluate).")
+                   "finished no form; an input that got no answer: certificate 'error'; jsonl; "
+                   "or 2018 (lemma, first form, tags: for inflect evaluate).")
 @_LEXICON_OPTION
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="Ask the model alone: no attested forms (neither --lexicon's nor the shipped "
                    "lexicon of the shared-task data, which is consulted by default).")
+@_STRICT_OPTION
 @_DEVICE_OPTION
 @_SETTING_OPTION
 @_threads_option
 @_MODELS_DIR_OPTION
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, lexicon_files, no_lexicon, device, models_dir, threads,
-                    setting):
+                    support, out_format, lexicon_files, no_lexicon, strict, device, models_dir,
+                    threads, setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
@@ -865,8 +871,11 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
 
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
-    cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come, and
-    stop with an error at the first bad line, keeping what was written.
+    cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come.
+    Every line gets an answer or an error record (a line that cannot be read, or an input the
+    model cannot take, with its line number) and the run goes on; an unseen UniMorph feature is
+    read as the unknown feature, with a warning. The exit status is 1 when any line failed;
+    --strict stops at the first.
     """
     _set_threads(threads)
     import sys
@@ -898,7 +907,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     try:
         lexicons = _lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
-                                   setting=setting, lexicons=lexicons,
+                                   setting=setting, lexicons=lexicons, strict=strict,
                                    beam_size=beam, max_forms=max_forms, support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
@@ -906,7 +915,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
             queries = read_queries(
                 input_path, lang, input_format,
                 on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
-                                                   err=True))
+                                                   err=True),
+                errors="raise" if strict else "yield")
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -1043,33 +1053,52 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
 
 def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
     """Write each record as it comes (a rich table, or its lines flushed per record; TSV after a
-    header line), warnings to stderr; on an error, what was written stays written and the error
-    ends the command."""
+    header line), warnings to stderr (each text once); an error record
+    (:class:`inflect.predict.ErrorRecord`) is written in its place and its message goes to
+    stderr, and the command ends with status 1 after the last record when there was one; an
+    error raised (``--strict``) ends it at once, what was written stays written."""
     import sys
+
+    from inflect.predict import ErrorRecord
 
     console = None
     if fmt == "table":
         from rich.console import Console
 
         console = Console()
+    failed, first, seen = 0, None, set()
     try:
         if fmt == "tsv":
             sys.stdout.write("\t".join(tsv_header) + "\n")
         for record in records:
+            is_error = isinstance(record, ErrorRecord)
             if console is not None:
                 console.print(table(record))
             else:
-                sys.stdout.write(renderers[fmt](record) + "\n")
+                text = renderers[fmt](record)
+                if text is not None:
+                    sys.stdout.write(text + "\n")
                 sys.stdout.flush()
+            if is_error:
+                failed += 1
+                first = first or record.message
+                if console is None:
+                    click.echo(f"error: {record.message}", err=True)
+                continue
             where = f"{record.where}: " if record.where is not None else ""
             for note in record.warnings:
-                click.echo(f"warning: {where}{note}", err=True)
+                if note not in seen:  # once per text (a feature, a symbol of a lemma)
+                    seen.add(note)
+                    click.echo(f"warning: {where}{note}", err=True)
     except BrokenPipeError:  # e.g. `inflect predict ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
     except errors as exc:
         sys.stdout.flush()
         raise click.ClickException(str(exc)) from None
+    if failed:
+        plural = "s" if failed > 1 else ""
+        raise click.ClickException(f"{failed} input{plural} got no answer (the first: {first})")
 
 
 @main.command("models")
@@ -1214,10 +1243,11 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
                    "line, then one line per translation listed with the columns sentence, tags "
                    "(empty), pair, certificate, count, rank, translation, probability; jsonl; or "
                    "text (the best translation, one a line).")
+@_STRICT_OPTION
 @_DEVICE_OPTION
 @_threads_option
 def translate_command(sentences, models, input_path, beam, max_forms, support, out_format,
-                      device, threads):
+                      strict, device, threads):
     """Translate SENTENCES (or --input FILE, or standard input when neither is given) with a
     checkpoint that carries its subword model: the n-best translations, their probabilities and
     a certificate of exact search.
@@ -1243,7 +1273,8 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
         translator = Translator.from_checkpoints(models, device, beam_size=beam,
-                                                 max_forms=max_forms, support=support)
+                                                 max_forms=max_forms, support=support,
+                                                 strict=strict)
         if sentences:
             queries = iter([SentenceQuery(s, "<argument>", i + 1)
                             for i, s in enumerate(sentences)])
@@ -1252,8 +1283,9 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     except (ValueError, ImportError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
-    def text(pred):
-        return pred.best.form if pred.best is not None else ""
+    def text(pred):  # an error record: an empty line, keeping the lines in step
+        best = getattr(pred, "best", None)
+        return best.form if best is not None else ""
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}
     _stream_records(translator.stream(queries), fmt, renderers, prediction_table,

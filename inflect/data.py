@@ -13,10 +13,11 @@ Formats (one example a line, fields separated by a TAB):
 
 Text is UTF-8; CRLF line endings and a leading byte-order mark are accepted; a blank line is
 skipped and counted. Lemmas and forms are kept exactly as written, spaces included (German
-``wandert aus``; Kurmanji forms end in a space). The tag bundle is a *set* of UniMorph features
-(Sylak-Glassman, 2016, "The Composition and Use of the Universal Morphological Feature Schema"):
-``V;IND;PRS;2;PL`` and ``V;PL;2;PRS;IND`` are the same bundle; a repeated feature collapses and the
-reader counts the bundles where that happened; whitespace around a feature (``ADJ;ABL; PL`` in the
+``wandert aus``; Kurmanji forms end in a space). The tag bundle is a *multiset* of UniMorph
+features (Sylak-Glassman, 2016, "The Composition and Use of the Universal Morphological Feature
+Schema"): ``V;IND;PRS;2;PL`` and ``V;PL;2;PRS;IND`` are the same bundle, but a repeated feature
+counts (the 2018 data write the Albanian pluperfect ``V;2;PL;IND;PRF;PRF``, the perfect
+``V;2;PL;IND;PRF``); the reader counts the bundles that repeat a feature; whitespace around a feature (``ADJ;ABL; PL`` in the
 Latin data) is removed and counted too. A control character (Unicode category Cc: C0 and C1
 controls, DEL; and the line and paragraph separators U+2028, U+2029) in a lemma, form or tag
 bundle is refused (:func:`control_character`): it would break every line-based output. Every
@@ -176,36 +177,42 @@ def _shown_value(value: str | None) -> str:
 
 
 class TagBundle:
-    """An order-free set of UniMorph features, e.g. ``N;DAT;PL``.
+    """An order-free multiset of UniMorph features, e.g. ``N;DAT;PL``.
 
-    Equality and hashing use :attr:`features` only, so ``V;IND;PRS;2;PL == V;PL;2;PRS;IND``.
-    ``str(bundle)`` gives the features as written (first-occurrence order, duplicates removed,
-    surrounding whitespace removed), joined with ``;``.
+    Order does not matter, counts do: ``V;IND;PRS;2;PL == V;PL;2;PRS;IND``, but the 2018 data
+    write the Albanian pluperfect ``V;2;PL;IND;PRF;PRF`` and the perfect ``V;2;PL;IND;PRF``, two
+    cells, so ``PRF;PRF != PRF``. Equality and hashing use :attr:`multiset` only.
+    ``str(bundle)`` gives the features as written (order and repeats kept, surrounding
+    whitespace removed), joined with ``;``.
 
     Use :meth:`parse` to build one.
     """
 
-    __slots__ = ("_features", "_hash", "_order", "had_duplicates", "had_padding", "text")
+    __slots__ = (
+        "_features",
+        "_hash",
+        "_multiset",
+        "_order",
+        "_written",
+        "had_duplicates",
+        "had_padding",
+        "text",
+    )
 
     def __init__(self, features: Iterable[str]):
-        order: list[str] = []
-        seen: set[str] = set()
-        duplicates = False
-        for feature in features:
-            if feature in seen:
-                duplicates = True
-                continue
-            seen.add(feature)
-            order.append(feature)
-        self._order: tuple[str, ...] = tuple(order)
-        self._features: frozenset[str] = frozenset(seen)
-        self._hash = hash(self._features)
-        #: True when a feature occurred more than once in the text (it was collapsed).
-        self.had_duplicates: bool = duplicates
+        written = tuple(features)
+        order = tuple(dict.fromkeys(written))
+        self._written: tuple[str, ...] = written
+        self._order: tuple[str, ...] = order
+        self._features: frozenset[str] = frozenset(order)
+        self._multiset: tuple[str, ...] = tuple(sorted(written))
+        self._hash = hash(self._multiset)
+        #: True when a feature occurred more than once in the text (it is counted each time).
+        self.had_duplicates: bool = len(order) != len(written)
         #: True when a feature had whitespace around it in the text (it was removed).
         self.had_padding: bool = False
         #: The text as written (by :meth:`parse`); ``str(bundle)`` when built from features.
-        self.text: str = ";".join(self._order)
+        self.text: str = ";".join(written)
 
     @classmethod
     def parse(cls, text: str) -> TagBundle:
@@ -243,16 +250,22 @@ class TagBundle:
 
     @property
     def features(self) -> frozenset[str]:
-        """The UniMorph features of the bundle."""
+        """The distinct UniMorph features of the bundle (a set: repeats not counted)."""
         return self._features
 
     @property
+    def multiset(self) -> tuple[str, ...]:
+        """The features with their repeats, sorted: the bundle's canonical form (what a model
+        that reads bundles as multisets sees, and what equality compares)."""
+        return self._multiset
+
+    @property
     def order(self) -> tuple[str, ...]:
-        """The features in first-occurrence order, duplicates removed."""
+        """The distinct features in first-occurrence order."""
         return self._order
 
     def sorted(self) -> tuple[str, ...]:
-        """The features in sorted order (a canonical sequence, e.g. for model inputs)."""
+        """The distinct features in sorted order."""
         return tuple(sorted(self._features))
 
     def __iter__(self) -> Iterator[str]:
@@ -267,13 +280,13 @@ class TagBundle:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TagBundle):
             return NotImplemented
-        return self._features == other._features
+        return self._multiset == other._multiset
 
     def __hash__(self) -> int:
         return self._hash
 
     def __str__(self) -> str:
-        return ";".join(self._order)
+        return ";".join(self._written)
 
     def __repr__(self) -> str:
         return f"TagBundle({str(self)!r})"
@@ -336,7 +349,7 @@ class ReadStats:
         lines: physical lines in the file.
         examples: examples read.
         blank_lines: blank (empty or whitespace-only) lines skipped.
-        duplicate_feature_bundles: examples whose tag bundle repeated a feature (collapsed).
+        duplicate_feature_bundles: examples whose tag bundle repeated a feature (counted).
         padded_feature_bundles: examples whose tag bundle had whitespace around a feature
             (removed).
         bom: whether the file began with a byte-order mark.
@@ -691,12 +704,15 @@ def iter_examples(
     language: str = "",
     fmt: Format = "auto",
     on_blank: Callable[[int], None] | None = None,
-) -> Iterator[Example]:
+    errors: Literal["raise", "yield"] = "raise",
+) -> Iterator[Example | DataFormatError]:
     """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
 
     Each line goes through :func:`parse_lines` (the same rules, format detection on the first
     non-blank line, blank lines skipped), so a consumer gets every example before a malformed line
-    and then the error; nothing after it is read. Used to read standard input as it arrives.
+    and then the error. With ``errors="raise"`` nothing after it is read; with
+    ``errors="yield"`` the error is yielded in the line's place and reading goes on (every line
+    gets an example or an error). Used to read standard input as it arrives.
 
     Args:
         lines: text lines (with or without their ``\\n``) or raw byte lines (decoded as strict
@@ -706,28 +722,38 @@ def iter_examples(
         fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
         on_blank: called with the 1-based number of each blank (or whitespace-only) line, which
             is skipped.
+        errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
+            :class:`DataFormatError` and go on).
 
     Yields:
-        The examples in order, with their 1-based line numbers.
+        The examples in order, with their 1-based line numbers (and, with ``errors="yield"``,
+        a :class:`DataFormatError` for each malformed line).
 
     Raises:
-        DataFormatError: at the first malformed or non-UTF-8 line (``FILE:LINE: what (value)``).
-        ValueError: an unknown ``fmt``.
+        DataFormatError: with ``errors="raise"``, at the first malformed or non-UTF-8 line
+            (``FILE:LINE: what (value)``).
+        ValueError: an unknown ``fmt`` or ``errors``.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if errors not in ("raise", "yield"):
+        raise ValueError(f"errors must be 'raise' or 'yield', got {errors!r}")
     resolved: Format = fmt
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DataFormatError(
+                error = DataFormatError(
                     source,
                     number,
                     f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
                     raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
-                ) from None
+                )
+                if errors == "raise":
+                    raise error from None
+                yield error
+                continue
         else:
             line = raw
         if line.endswith("\n"):
@@ -741,8 +767,12 @@ def iter_examples(
             chunk, source=source, language=language, fmt=resolved, collect_errors=True
         )
         if parsed.errors:
-            error = parsed.errors[0]
-            raise DataFormatError(source, number, error.what, error.value)
+            first = parsed.errors[0]
+            error = DataFormatError(source, number, first.what, first.value)
+            if errors == "raise":
+                raise error
+            yield error
+            continue
         for example in parsed.examples:
             if resolved == "auto":
                 resolved = parsed.stats.fmt  # type: ignore[assignment]
@@ -761,8 +791,8 @@ def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile
 def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
 
-    A tag bundle that repeated a feature (collapsed) or had spaces around a feature (removed), and
-    a lemma or form with leading or trailing whitespace (kept: spaces are data).
+    A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
+    (removed), and a lemma or form with leading or trailing whitespace (kept: spaces are data).
     """
     found: list[DataFormatError] = []
     for ex in parsed.examples:
@@ -770,7 +800,10 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
         if ex.tags.had_duplicates:
             found.append(
                 DataFormatError(
-                    source, ex.line, "tag bundle repeats a feature (read once)", ex.tags.text
+                    source,
+                    ex.line,
+                    "tag bundle repeats a feature (counted: a bundle is a multiset)",
+                    ex.tags.text,
                 )
             )
         if ex.tags.had_padding:

@@ -2,8 +2,9 @@
 
 Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
 :data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`CHUNK_SIZE`,
-:func:`max_output_length`. Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`,
-:data:`PARADIGM_CHUNK_SIZE`. Data: :data:`SETTINGS`.
+:func:`max_output_length`, :func:`fallback_output_length`, :func:`output_length_margin`.
+Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`, :data:`PARADIGM_CHUNK_SIZE`.
+Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
 """
 
@@ -41,5 +42,20 @@ DEV_SAMPLE_SEED = 2018
 
 
 def max_output_length(source_length: int) -> int:
-    """The longest output searched for a source of ``source_length`` symbols: ``2·S + 10``."""
+    """The floor of every output length limit for a source of ``source_length`` symbols:
+    ``2·S + 10`` (the limit of earlier versions, searched per batch; no limit is lower)."""
     return 2 * source_length + 10
+
+
+def fallback_output_length(source_length: int) -> int:
+    """The output length limit of a model whose checkpoint records no output lengths (one
+    written before the record, :mod:`inflect.lengths`): ``2·S + 30`` for a source of ``S``
+    symbols. Every gold form of the CoNLL–SIGMORPHON 2018 dev files is within ``2·S + 20``
+    (43 of them beyond the old ``2·S + 10``); 10 more are margin."""
+    return 2 * source_length + 30
+
+
+def output_length_margin(longest: int) -> int:
+    """Symbols added to the longest output the training data have for a source length
+    (:mod:`inflect.lengths`): ``10 + longest // 4``."""
+    return 10 + longest // 4

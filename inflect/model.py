@@ -9,9 +9,11 @@ Fenchel–Young loss (Peters et al. 2019, eq. 9).
 * Encoder: embeddings of the source symbols (characters of a lemma, or subwords), concatenated with
   the *condition vector* (below), read by a bidirectional LSTM (``hidden_dim / 2`` per direction).
 * Condition vector: the sum of the embeddings of the UniMorph features of the tag bundle plus the
-  embedding of the language symbol. The tag bundle is a *set*: its feature ids are sorted before
-  summation, so two orders of one bundle give bit-identical outputs. Both are optional (a
-  translation model has neither).
+  embedding of the language symbol. The tag bundle is a *multiset* (``Config.tag_bundles``): its
+  feature ids, repeats kept, are sorted before summation, so two orders of one bundle give
+  bit-identical outputs and a repeated feature (Albanian pluperfect ``PRF;PRF``) counts twice;
+  a checkpoint written before the field existed read bundles as *sets* (repeats dropped) and
+  keeps doing so. Both are optional (a translation model has neither).
 * Decoder: a stack of LSTM cells with input feeding (Luong et al. 2015, section 3.3): the input at
   step t is ``[embedding(y_{t-1}); h̃_{t-1}; condition]``.
 * Global attention (Luong et al. 2015, section 3.1), scores ``general`` (h_t^T W_a h̄_s, the default),
@@ -42,6 +44,7 @@ import torch
 from torch import Tensor, nn
 
 from inflect.batching import IGNORE_INDEX, Batch
+from inflect.lengths import OutputLengths
 from inflect.recurrence import RecurrenceSpec, bilstm_layer, decoder_recurrence
 from inflect.sparse import entmax, entmax_loss, mapping_alpha
 from inflect.vocab import (
@@ -55,6 +58,10 @@ from inflect.vocab import (
 
 #: Attention score functions of Luong et al. (2015), section 3.1.
 ATTENTION_SCORES = ("general", "dot", "mlp")
+#: How a model reads a tag bundle (``Config.tag_bundles``): ``"multiset"`` (repeats count) or
+#: ``"set"`` (repeats dropped; checkpoints written before the field).
+TAG_BUNDLES = ("multiset", "set")
+
 #: The feature that marks an autoencoding (copy) item (see ``Config.copy_examples``).
 COPY_FEATURE = "<copy>"
 
@@ -110,6 +117,10 @@ class Config:
         language_temperature: how a multilingual epoch mixes languages: each language l
             contributes ``N · n_l^(1/T) / Σ_k n_k^(1/T)`` items (N the training items, n_l the
             language's), its own repeated or cut in a random order; 1 = each item once, as given.
+        tag_bundles: ``"multiset"`` (a repeated feature counts, the default) or ``"set"``
+            (repeats dropped: how every checkpoint written before this field read bundles;
+            :meth:`from_dict` gives ``"set"`` where the field is missing, so they answer as
+            before).
     """
 
     emb_dim: int = 300
@@ -136,6 +147,7 @@ class Config:
     preset: str | None = None
     dev_sample: int = 0
     language_temperature: float = 1.0
+    tag_bundles: str = "multiset"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -190,6 +202,10 @@ class Config:
             raise ValueError(f"config patience must be >= 1, got {self.patience}")
         if not isinstance(self.dev_sample, int) or self.dev_sample < 0:
             raise ValueError(f"config dev_sample must be an integer >= 0, got {self.dev_sample!r}")
+        if self.tag_bundles not in TAG_BUNDLES:
+            raise ValueError(
+                f"config tag_bundles must be one of {TAG_BUNDLES}, got {self.tag_bundles!r}"
+            )
         if not 0.5 <= self.language_temperature <= 100.0:
             raise ValueError(
                 f"config language_temperature must be in [0.5, 100], got {self.language_temperature}"
@@ -209,7 +225,9 @@ class Config:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Config:
-        """Inverse of :meth:`to_dict`; unknown keys are an error.
+        """Inverse of :meth:`to_dict`; unknown keys are an error. A dict without
+        ``tag_bundles`` (written before the field existed) is a model that read tag bundles
+        as sets: ``tag_bundles="set"``.
 
         Raises:
             ValueError: on an unknown key or an invalid value.
@@ -218,7 +236,7 @@ class Config:
         unknown = sorted(set(d) - names)
         if unknown:
             raise ValueError(f"unknown config keys: {', '.join(unknown)}")
-        return cls(**d)
+        return cls(**({"tag_bundles": "set"} | dict(d)))
 
     @classmethod
     def from_preset(cls, name: str | None = None, **overrides: Any) -> Config:
@@ -424,6 +442,11 @@ class Seq2Seq(nn.Module):
         self.target_vocab = target_vocab
         self.feature_vocab = feature_vocab
         self.language_vocab = language_vocab
+        #: the longest training output per language and source length, from which searches
+        #: take each input's output length limit (:mod:`inflect.lengths`); None for a
+        #: checkpoint written before the record (the searches then use
+        #: :func:`inflect.defaults.fallback_output_length`). Set by the trainer.
+        self.output_lengths: OutputLengths | None = None
 
         E, H, L = config.emb_dim, config.hidden_dim, config.layers
         D = (config.feature_dim or E) if (feature_vocab or language_vocab) else 0
@@ -868,19 +891,27 @@ class Seq2Seq(nn.Module):
             "target_vocab": self.target_vocab.to_dict(),
             "feature_vocab": self.feature_vocab.to_dict() if self.feature_vocab else None,
             "language_vocab": self.language_vocab.to_dict() if self.language_vocab else None,
+            **(
+                {"output_lengths": self.output_lengths.to_dict()}
+                if self.output_lengths is not None
+                else {}
+            ),
         }
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any]) -> Seq2Seq:
         """Build an (untrained) model from :meth:`metadata`'s dict."""
         fv, lv = meta.get("feature_vocab"), meta.get("language_vocab")
-        return cls(
+        model = cls(
             Config.from_dict(meta["config"]),
             Vocab.from_dict(meta["source_vocab"]),
             Vocab.from_dict(meta["target_vocab"]),
             Vocab.from_dict(fv) if fv else None,
             Vocab.from_dict(lv) if lv else None,
         )
+        if meta.get("output_lengths") is not None:
+            model.output_lengths = OutputLengths.from_dict(meta["output_lengths"])
+        return model
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:

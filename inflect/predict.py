@@ -7,7 +7,7 @@ The path of one input (a *query*, an :class:`inflect.data.Example` whose form is
 2. the lemma: text -> model symbols by the language's codec (:class:`inflect.codec.CharCodec`:
    the data's normalisation, then the spec's symbols); a symbol unseen in training becomes the
    unknown symbol, with one warning (kept in the record);
-3. the tag bundle: a set of UniMorph features, each of which the model must know;
+3. the tag bundle: a multiset of UniMorph features, each of which the model must know;
 4. symbols -> ids, once per chunk of inputs (:mod:`inflect.batching`), and one encoder pass per
    chunk (:func:`inflect.search.encode`) that every search of the chunk shares;
 5. search: :func:`inflect.search.beam_search` (beam k = 5 by default) with its certificate. A
@@ -55,8 +55,17 @@ from inflect import defaults
 from inflect.batching import Vocabularies, make_batch, output_symbols
 from inflect.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.codec import CharCodec, Codec
-from inflect.data import Example, Format, TagBundle, control_problem, iter_examples, quoted
-from inflect.languages import LanguageSpec, resolve
+from inflect.data import (
+    DataFormatError,
+    Example,
+    Format,
+    TagBundle,
+    control_problem,
+    iter_examples,
+    quoted,
+)
+from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
+from inflect.lengths import output_limit
 from inflect.lexicon import Lexicon, Lexicons
 from inflect.model import COPY_FEATURE
 from inflect.search import (
@@ -77,6 +86,7 @@ from inflect.vocab import UNK_ID, UnknownSymbolWarning
 __all__ = [
     "MAX_INPUT_LEN",
     "MODEL_SOURCE",
+    "ErrorRecord",
     "Form",
     "InputError",
     "Outcome",
@@ -93,8 +103,8 @@ __all__ = [
 ]
 
 #: The longest lemma, in model symbols, that the predictor accepts. The network itself has no
-#: length limit; the cap bounds the search (outputs are limited to
-#: :func:`inflect.defaults.max_output_length` symbols) and the memory of one batch.
+#: length limit; the cap bounds the search (each input's outputs are limited by
+#: :func:`inflect.lengths.output_limit`) and the memory of one batch.
 MAX_INPUT_LEN = 100
 
 #: ``"auto"``: where the beam is not certified full support and the output mapping is sparse,
@@ -193,6 +203,9 @@ class Outcome:
         beam_certificate: the certificate of the first beam search alone (beam k).
         method: ``"beam"`` (the list is the beam's n-best list) or ``"support"`` (it comes from
             support enumeration).
+        length_limit: N when the search stopped at the input's output length limit of N symbols
+            (a continuation of nonzero probability was cut there: a longer form may exist),
+            else None. The limit is the input's own (:func:`inflect.lengths.output_limit`).
     """
 
     forms: tuple[Form, ...]
@@ -200,6 +213,7 @@ class Outcome:
     more_than: int | None
     beam_certificate: Certificate
     method: str
+    length_limit: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -226,6 +240,17 @@ class Outcome:
     def model_best(self) -> Form | None:
         """The most probable output of the model, or None when the search finished none."""
         return next((f for f in self.forms if f.source is None), None)
+    def certificate_words(self) -> str:
+        """The certificate in words, with the "more than N" note and, where the search stopped
+        at the input's output length limit, that note."""
+        words = self.certificate.description
+        if self.more_than is not None:
+            words += f"; more than {self.more_than} forms have nonzero probability, the "
+            words += f"{self.more_than} most probable are listed"
+        if self.length_limit is not None:
+            words += f"; the search stopped at the length limit of {self.length_limit} symbols"
+            words += " (a longer form of nonzero probability was cut)"
+        return words
 
     @property
     def mass(self) -> float:
@@ -262,11 +287,12 @@ class Record(Outcome):
                 for f in self.forms
             ],
             "certificate": self.certificate.value,
-            "certificate_words": self.certificate.description,
+            "certificate_words": self.certificate_words,
             "complete": self.complete,
             "more_than": self.more_than,
             "beam_certificate": self.beam_certificate.value,
             "method": self.method,
+            "length_limit": self.length_limit,
             "warnings": list(self.warnings),
         }
 
@@ -312,6 +338,69 @@ class Prediction(Record):
         }
 
 
+@dataclass(frozen=True)
+class ErrorRecord:
+    """An input that got no answer: a line that could not be read, or an input the model cannot
+    take (empty lemma, too long, a language it does not know). It takes the input's place in the
+    output stream (:meth:`Searcher.stream`), and the stream goes on.
+
+    Attributes:
+        message: what is wrong, ``FILE:LINE: what (value)`` where the input came from a file.
+        source: the input's file, or None.
+        line: its 1-based line number, or None.
+        lemma, tags, language: the input's fields where it was read, else None.
+    """
+
+    message: str
+    source: str | None = None
+    line: int | None = None
+    lemma: str | None = None
+    tags: str | None = None
+    language: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, error: Exception, query: Any = None) -> ErrorRecord:
+        """The record of ``error`` (a :class:`InputError`, a
+        :class:`~inflect.data.DataFormatError`, an unknown language) for ``query`` (the input,
+        where it was read)."""
+        source = getattr(error, "source", None) or getattr(query, "source", None)
+        line = getattr(error, "line", None) or getattr(query, "line", None)
+        message = str(error)
+        if source is not None and not message.startswith(f"{source}:"):
+            message = f"{source}:{line}: {message}" if line is not None else f"{source}: {message}"
+        tags = getattr(query, "tags", None)
+        return cls(
+            message,
+            source,
+            line,
+            getattr(query, "lemma", None),
+            getattr(tags, "text", tags),
+            getattr(query, "language", None) or None,
+        )
+
+    @property
+    def where(self) -> str | None:
+        """``FILE:LINE`` of the input, or None."""
+        return None if self.source is None else f"{self.source}:{self.line}"
+
+    @property
+    def inputs(self) -> tuple[str, str, str]:
+        """``(lemma, tags, language)`` as far as they are known (``""`` otherwise)."""
+        return self.lemma or "", self.tags or "", self.language or ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (one JSON Lines record): ``error`` and where it was."""
+        return {
+            "error": self.message,
+            "lemma": self.lemma,
+            "tags": self.tags,
+            "language": self.language,
+            "source": self.source,
+            "line": self.line,
+        }
+
+
 @dataclass
 class Prepared:
     """A validated input as the model's symbols, ready to be searched.
@@ -322,7 +411,8 @@ class Prepared:
         symbols: its source symbols (made by ``codec``).
         codec: the :class:`~inflect.codec.Codec` that made ``symbols``; it also turns output
             symbols back into text.
-        features: the UniMorph features the model will see (empty for a model without tags).
+        features: the UniMorph features the model will see, sorted, repeats kept (the bundle's
+            multiset; a model reading bundles as sets drops the repeats); empty without tags.
         language: the language name the model knows the input by, or None (no language symbol).
         direction: the writing direction of the source (``"ltr"`` or ``"rtl"``), for display.
         warnings: e.g. symbols unseen in training.
@@ -331,7 +421,7 @@ class Prepared:
     query: Any
     symbols: list[str]
     codec: Codec
-    features: frozenset[str] = frozenset()
+    features: tuple[str, ...] = ()
     language: str | None = None
     direction: str = "ltr"
     warnings: list[str] = field(default_factory=list)
@@ -401,7 +491,8 @@ def read_queries(
     language: str | None = None,
     fmt: Format = "auto",
     on_blank: Callable[[str, int], None] | None = None,
-) -> Iterator[Example]:
+    errors: Literal["raise", "yield"] = "raise",
+) -> Iterator[Example | DataFormatError]:
     """Read inputs lazily from a file, or from standard input when ``path`` is ``"-"``.
 
     One input a line: ``lemma<TAB>tags`` (covered format) or ``lemma<TAB>form<TAB>tags`` (2018
@@ -413,24 +504,34 @@ def read_queries(
         language: stored in every query (None: the model's only language).
         fmt: ``"auto"``, ``"covered"``, ``"2018"`` or ``"2023"``.
         on_blank: called with (source, line number) for each blank line skipped.
+        errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
+            :class:`~inflect.data.DataFormatError` in its place and read on; a
+            :class:`Searcher` turns it into an :class:`ErrorRecord`).
 
     Yields:
-        One :class:`~inflect.data.Example` per input line, with ``source`` and ``line`` set.
+        One :class:`~inflect.data.Example` per input line, with ``source`` and ``line`` set (or,
+        with ``errors="yield"``, a :class:`~inflect.data.DataFormatError` per malformed line).
 
     Raises:
-        DataFormatError: at the first malformed line, naming the file and the line.
+        DataFormatError: with ``errors="raise"``, at the first malformed line, naming the file
+            and the line.
         OSError: the file cannot be read.
     """
     source = "<stdin>" if str(path) == "-" else str(path)
     blank = None if on_blank is None else (lambda number: on_blank(source, number))
     if source == "<stdin>":
         yield from iter_examples(
-            sys.stdin.buffer, source=source, language=language or "", fmt=fmt, on_blank=blank
+            sys.stdin.buffer,
+            source=source,
+            language=language or "",
+            fmt=fmt,
+            on_blank=blank,
+            errors=errors,
         )
         return
     with open(path, "rb") as handle:
         yield from iter_examples(
-            handle, source=source, language=language or "", fmt=fmt, on_blank=blank
+            handle, source=source, language=language or "", fmt=fmt, on_blank=blank, errors=errors
         )
 
 
@@ -453,6 +554,10 @@ class Searcher:
         max_input_len: the longest source accepted, in model symbols.
         chunk_size: inputs searched together by :meth:`stream`.
         max_beam: the widest beam ``support="auto"`` widens to (and at most ``max_forms``).
+        strict: stop at the first input that cannot be answered (:meth:`stream` raises), and
+            refuse an unknown UniMorph feature; False (the default): such an input becomes an
+            :class:`ErrorRecord` in the stream and the stream goes on, and an unknown feature
+            is read as the unknown feature (warned once per feature, noted in the record).
 
     Raises:
         ValueError: no model, a bad setting, or members with different target vocabularies
@@ -469,7 +574,9 @@ class Searcher:
         max_input_len: int = MAX_INPUT_LEN,
         chunk_size: int = defaults.CHUNK_SIZE,
         max_beam: int = defaults.WIDE_BEAM_SIZE,
+        strict: bool = False,
     ) -> None:
+        self.strict = bool(strict)
         self.loaded: tuple[LoadedModel, ...] = tuple(models)
         if not self.loaded:
             raise ValueError("a predictor needs at least one model")
@@ -546,11 +653,19 @@ class Searcher:
         batches = tuple(made[(Vocabularies.of(m), m.device)] for m in self.members)
         return batches[0] if len(batches) == 1 else MemberBatches(batches)
 
-    def max_output_len(self, items: Sequence[Prepared]) -> int:
-        """Output length cap for a chunk: the config's ``max_decode_len``, else
-        :func:`inflect.defaults.max_output_length` of its longest source."""
+    def max_output_len(self, items: Sequence[Prepared]) -> list[int]:
+        """The output length limit of each input, its own (never its chunk's): the config's
+        ``max_decode_len`` where set, else the largest of the members'
+        :func:`inflect.lengths.output_limit` for the input's language and source length (from
+        the training data's output lengths recorded in the checkpoint; a checkpoint without
+        the record: :func:`inflect.defaults.fallback_output_length`)."""
         configured = self.members[0].config.max_decode_len
-        return configured or defaults.max_output_length(max(len(p.symbols) for p in items))
+        if configured:
+            return [configured] * len(items)
+        return [
+            max(output_limit(m.output_lengths, p.language, len(p.symbols)) for m in self.members)
+            for p in items
+        ]
 
     # ------------------------------------------------------------------ search
     def run(self, items: Sequence[Prepared]) -> list[Any]:
@@ -617,7 +732,7 @@ class Searcher:
             torch.set_num_threads(threads)
 
     def _widen(
-        self, encoded: Encoded, first: list[SearchResult], max_len: int
+        self, encoded: Encoded, first: list[SearchResult], max_len: list[int]
     ) -> list[SearchResult]:
         """``support="auto"``: search the uncertified inputs again with wider beams."""
         best = list(first)
@@ -626,7 +741,12 @@ class Searcher:
         limit = min(self.max_forms, self.max_beam)
         while self.support == "auto" and self.sparse_output and todo and width < limit:
             width = min(limit, 4 * width)
-            wide = beam_search(self.decodable, encoded.select(self.decodable, todo), width, max_len)
+            wide = beam_search(
+                self.decodable,
+                encoded.select(self.decodable, todo),
+                width,
+                [max_len[i] for i in todo],
+            )
             for i, r in zip(todo, wide, strict=True):
                 if r.certificate.rank >= best[i].certificate.rank:
                     best[i] = r
@@ -652,17 +772,29 @@ class Searcher:
     ) -> Outcome:
         forms = self._forms(beam.hypotheses, item)
         cert, method, more = beam.certificate, "beam", None
+        cut = beam.max_len if beam.hit_max_len else None
         if beam.n_finished > len(beam.hypotheses) and len(beam.hypotheses) >= self.max_forms:
             more = len(beam.hypotheses)  # more finished strings of nonzero probability exist
         if support is not None:
+            # the enumeration's strings and the beam's, each token string once (its value from
+            # the enumeration): never a worse list than the beam the enumeration started from
+            merged = {tuple(h.tokens): h for h in beam.hypotheses}
+            merged.update((tuple(h.tokens), h) for h in support.hypotheses)
+            hyps = sorted(merged.values(), key=lambda h: -h.log_prob)
+            forms, method = self._forms(hyps, item), "support"
             found = support.hypotheses
-            if support.complete:
-                forms, cert, method = self._forms(found, item), Certificate.FULL_SUPPORT, "support"
-            elif support.more_than_cap:
-                forms, cert, method = self._forms(found, item), Certificate.MODE_ONLY, "support"
+            if support.complete or cert is Certificate.FULL_SUPPORT:
+                cert = Certificate.FULL_SUPPORT  # either list is the whole support
+            elif (
+                cert is Certificate.MODE_ONLY
+                or support.more_than_cap
+                or (found and found[0].prob >= support.unexplored_max_prob)
+            ):
+                # one of the two firsts is the true mode, so it is the larger first
+                cert = Certificate.MODE_ONLY
+            if support.more_than_cap:
                 more = support.cap
-            elif found and found[0].prob >= support.unexplored_max_prob:
-                forms, cert, method = self._forms(found, item), Certificate.MODE_ONLY, "support"
+            cut = beam.max_len if support.hit_max_len else None if support.complete else cut
         if len(forms) > self.max_forms:
             forms = forms[: self.max_forms]
             more = self.max_forms
@@ -674,26 +806,31 @@ class Searcher:
             more_than=more,
             beam_certificate=first.certificate,
             method=method,
+            length_limit=cut,
         )
 
     # ------------------------------------------------------------------ streams
     def stream(self, queries: Iterable[Any]) -> Iterator[Any]:
         """Search every query, yielding records in input order, chunk by chunk.
 
-        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). When
-        reading a query or validating it fails, the records of the queries before it are yielded
-        first, then the error is raised, so no finished work is lost.
+        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). An
+        input that cannot be answered — a query that is a :class:`~inflect.data.DataFormatError`
+        (a line :func:`read_queries` could not read, ``errors="yield"``), or one :meth:`prepare`
+        refuses — gives an :class:`ErrorRecord` in its place (after the records before it) and
+        the stream goes on; with :attr:`strict`, the records before it are yielded, then its
+        error is raised, so no finished work is lost.
 
         Raises:
-            InputError: a query the model cannot take (with file and line where known).
-            DataFormatError: a malformed input line (from :func:`read_queries`).
-            UnknownLanguageError: an unknown language name.
+            InputError: (strict) a query the model cannot take (with file and line where known).
+            DataFormatError: (strict) a malformed input line.
+            UnknownLanguageError: (strict) an unknown language name.
         """
         for searched in self.stream_detailed(queries):
             yield searched.prediction
 
     def stream_detailed(self, queries: Iterable[Any]) -> Iterator[Searched]:
-        """As :meth:`stream`, yielding each record with its search result (:class:`Searched`).
+        """As :meth:`stream`, yielding each record with its search result (:class:`Searched`;
+        an :class:`ErrorRecord` comes with ``beam`` and ``prepared`` None).
 
         Raises:
             As :meth:`stream`.
@@ -702,15 +839,27 @@ class Searcher:
         iterator = iter(queries)
         while True:
             error: Exception | None = None
+            query: Any = None
             try:
-                pending.append(self.prepare(next(iterator)))
+                query = next(iterator)
+                if isinstance(query, DataFormatError):
+                    error, query = query, None
+                else:
+                    pending.append(self.prepare(query))
             except StopIteration:
                 break
-            except Exception as exc:
+            except (InputError, DataFormatError, UnknownLanguageError) as exc:
                 error = exc
+            except Exception as exc:
+                yield from self.run_detailed(pending)
+                raise exc
             if error is not None:
                 yield from self.run_detailed(pending)
-                raise error
+                pending = []
+                if self.strict:
+                    raise error
+                yield Searched(ErrorRecord.of(error, query), None, None)  # type: ignore[arg-type]
+                continue
             if len(pending) >= self.chunk_size:
                 yield from self.run_detailed(pending)
                 pending = []
@@ -779,6 +928,7 @@ class Predictor(Searcher):
             sorted(set.intersection(*nonempty)) if nonempty else ()
         )
         self._codecs: dict[str, CharCodec] = {}
+        self._warned_features: set[str] = set()
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -876,9 +1026,14 @@ class Predictor(Searcher):
     def prepare(self, query: Example) -> Prepared:
         """Validate one query and turn it into model symbols.
 
+        A UniMorph feature the model has not seen is read as the unknown feature (a note in
+        the record, one warning per feature; :meth:`_unknown_features`), or refused where
+        :attr:`strict`.
+
         Raises:
-            InputError: empty lemma, unknown UniMorph feature (the message lists the known ones),
-                a lemma longer than :attr:`max_input_len`, a language the model does not know.
+            InputError: empty lemma, (strict) unknown UniMorph feature (the message lists the
+                known ones), a lemma longer than :attr:`max_input_len`, a language the model
+                does not know.
             UnknownLanguageError: no language has the query's language name.
         """
         src, line = query.source, query.line
@@ -890,7 +1045,8 @@ class Predictor(Searcher):
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
         unknown = sorted(f for f in query.tags.features if f not in self.features)
-        if unknown:
+        notes: list[str] = []
+        if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
             named = ", ".join(_with_hint(f, self.features) for f in unknown)
@@ -901,6 +1057,7 @@ class Predictor(Searcher):
                 src,
                 line,
             )
+        notes.extend(self._unknown_features(unknown))
         if len(symbols) > self.max_input_len:
             raise InputError(
                 f"lemma of {len(symbols)} symbols is longer than the model's limit of "
@@ -909,11 +1066,28 @@ class Predictor(Searcher):
                 src,
                 line,
             )
-        notes = self._unseen(symbols, f"lemma {query.lemma!r}")
+        notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
         spec = codec.spec
         return Prepared(
-            query, symbols, codec, query.tags.features, spec.name, spec.direction, notes
+            query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes
         )
+
+    def _unknown_features(self, unknown: Sequence[str]) -> list[str]:
+        """One note per UniMorph feature unseen in training: the model reads it as the unknown
+        feature, the padding id, whose embedding is zero (it adds nothing to the condition
+        vector), as an unseen lemma symbol is read as the unknown symbol. Each feature is warned
+        once per predictor (:class:`~inflect.vocab.UnknownSymbolWarning`)."""
+        notes = []
+        for feature in unknown:
+            note = (
+                f"UniMorph feature {_with_hint(feature, self.features)} was not seen in training; "
+                "the model reads it as the unknown feature (the answer may miss what it marks)"
+            )
+            notes.append(note)
+            if feature not in self._warned_features:
+                self._warned_features.add(feature)
+                warnings.warn(note, UnknownSymbolWarning, stacklevel=4)
+        return notes
 
     def attested(self, item: Prepared, model_forms: Sequence[Form] = ()) -> tuple[Form, ...]:
         """The attested forms of a prepared input by :attr:`lexicons` (empty without one), each

@@ -283,20 +283,25 @@ def _probability(p: float) -> str:
 
 
 def certificate_words(pred: Record) -> str:
-    """The certificate of a prediction in words, with the "more than N" note."""
-    words = pred.certificate.description
-    if pred.more_than is not None:
-        words += f"; more than {pred.more_than} forms have nonzero probability, the "
-        words += f"{pred.more_than} most probable are listed"
-    return words
+    """The certificate of a prediction in words, with its notes (:attr:`Outcome.certificate_words`:
+    "more than N", the length limit where the search stopped at it)."""
+    return pred.certificate_words
+
+
+def _is_error(pred: Any) -> bool:
+    """True for an :class:`inflect.predict.ErrorRecord` (an input that got no answer)."""
+    return hasattr(pred, "message") and not hasattr(pred, "forms")
 
 
 def prediction_table(pred: Record) -> Group:
     """One prediction as a table: the attested forms first (marked ``attested``, with their
     source), then the model's forms with probabilities (number and bar), the model's certificate
-    in words, then any warnings."""
+    in words, then any warnings; an :class:`~inflect.predict.ErrorRecord` as one line
+    ``error: …``."""
     from rich.bar import Bar
 
+    if _is_error(pred):
+        return Group(Text(f"error: {pred.message}", style="bold red"))
     where = f" — {pred.where}" if pred.where is not None else ""
     first, tags, language = pred.inputs
     table = Table(
@@ -374,11 +379,15 @@ def prediction_tsv(pred: Record) -> str:
     have nonzero probability; ``rank`` is the form's place in the answer (1: the first, an
     attested form where there is one); probabilities are written with Python's shortest
     round-trip ``repr``. Where the model finished no form, one line has ``rank``, ``form``,
-    ``probability`` (and ``source``) empty.
+    ``probability`` (and ``source``) empty. An :class:`~inflect.predict.ErrorRecord` (an input
+    that got no answer; its message goes to standard error) has one line with the input's
+    fields as far as they were read, certificate ``error``, count ``0`` and the rest empty.
 
     Raises:
         ValueError: a field holds a control character (see :func:`tsv_line`).
     """
+    if _is_error(pred):
+        return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None])
     from inflect.predict import MODEL_SOURCE, Prediction
 
     with_source = isinstance(pred, Prediction)
@@ -398,6 +407,15 @@ def prediction_tsv(pred: Record) -> str:
     return "\n".join(lines)
 
 
+def _printable(fields: Sequence[str]) -> list[str]:
+    """Fields of an error record for a TSV line: a control character (what made the input
+    unreadable, maybe) becomes its ``\\uXXXX`` escape."""
+    return [
+        "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
+        for text in fields
+    ]
+
+
 def prediction_jsonl(pred: Record) -> str:
     """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
     import json
@@ -405,10 +423,18 @@ def prediction_jsonl(pred: Record) -> str:
     return json.dumps(pred.to_dict(), ensure_ascii=False)
 
 
-def prediction_2018(pred: Prediction) -> str:
+def prediction_2018(pred: Prediction) -> str | None:
     """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags``: the first form
     of the answer (the first attested form where a lexicon holds the input, else the model's
-    most probable; empty when there is none), as `inflect evaluate --pred` reads it."""
+    most probable; empty when there is none), as `inflect evaluate --pred` reads it. An
+    :class:`~inflect.predict.ErrorRecord` with its lemma and tags read gives the line with an
+    empty form (scored as wrong); one of a line that could not be read gives None (no line: its
+    message goes to standard error)."""
+    if _is_error(pred):
+        if pred.lemma is None or pred.tags is None:
+            return None
+        lemma, tags = _printable((pred.lemma, pred.tags))
+        return tsv_line([lemma, "", tags])
     best = pred.best.form if pred.best is not None else ""
     return tsv_line([pred.lemma, best, pred.tags])
 
@@ -473,8 +499,14 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
 def _queue_cells(s: LanguageStatus) -> list[str]:
     of = f"/{s.max_epochs}" if s.max_epochs else ""
     best = "" if s.best_accuracy is None else f"{s.best_accuracy:.1f}"
-    return [s.language, s.state, f"{s.epochs}{of}", best, str(s.best_epoch or ""),
-            f"{s.cpu_seconds / 60:.1f}"]
+    return [
+        s.language,
+        s.state,
+        f"{s.epochs}{of}",
+        best,
+        str(s.best_epoch or ""),
+        f"{s.cpu_seconds / 60:.1f}",
+    ]
 
 
 _QUEUE_HEADER = ["language", "state", "epochs", "best_dev_accuracy", "best_epoch", "cpu_minutes"]
@@ -485,8 +517,7 @@ def queue_table(statuses: Sequence[LanguageStatus], title: str) -> Table:
     (%), its epoch, CPU minutes spent; a last line counts the states."""
     table = Table(title=title)
     for name, right in zip(_QUEUE_HEADER, (0, 0, 1, 1, 1, 1), strict=True):
-        table.add_column(name.replace("_", " "), justify="right" if right else "left",
-                         no_wrap=True)
+        table.add_column(name.replace("_", " "), justify="right" if right else "left", no_wrap=True)
     for s in statuses:
         table.add_row(*(Text(c) for c in _queue_cells(s)))
     counts: dict[str, int] = {}
@@ -582,8 +613,11 @@ def _forms_text(
 def _summary_lines(report: AmbiguityReport) -> list[str]:
     lines = [
         f"inputs: {report.inputs:,}"
-        + (f" (and {report.rejected:,} rejected: the model cannot take them)"
-           if report.rejected else ""),
+        + (
+            f" (and {report.rejected:,} rejected: the model cannot take them)"
+            if report.rejected
+            else ""
+        ),
         f"ambiguous (more than one nonzero-probability form): {report.ambiguous:,} "
         f"({_share(report.ambiguous_share)} %)",
         f"tag bundles with ambiguous inputs: {len(report.groups):,}",

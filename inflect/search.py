@@ -27,8 +27,11 @@ Certificates (per input of :func:`beam_search`):
   probable than that prefix, so the best finished string is the true mode. Valid for softmax too.
 - :attr:`Certificate.NONE`: neither holds.
 
-Lengths: ``max_len`` is the largest number of output symbols, EOS not counted; a search takes at
-most ``max_len + 1`` steps, the last of which may only emit EOS.
+Lengths: ``max_len`` is the largest number of output symbols, EOS not counted: one int for the
+whole batch, or a sequence of B ints, one limit per input (so that an input's answer does not
+depend on the other inputs of its batch); input b takes at most ``max_len[b] + 1`` steps, the
+last of which may only emit EOS. A search that cut a continuation of nonzero probability at the
+limit says so (``hit_max_len``).
 """
 
 from __future__ import annotations
@@ -162,12 +165,17 @@ class SearchResult:
         pruned_max_log_prob: Log of the largest probability of a pruned prefix (-inf if none had
             nonzero probability): an upper bound on every string the search did not finish.
         n_finished: Number of finished strings found (``len(hypotheses)`` or more).
+        hit_max_len: True when a continuation of nonzero probability was cut because it would
+            have been longer than the input's ``max_len`` (the search stopped at the limit).
+        max_len: the input's length limit (output symbols, EOS not counted).
     """
 
     hypotheses: list[Hypothesis]
     certificate: Certificate
     pruned_max_log_prob: float
     n_finished: int
+    hit_max_len: bool = False
+    max_len: int | None = None
 
     @property
     def best(self) -> Hypothesis | None:
@@ -266,9 +274,29 @@ def _device_of(model: Any, state: Any) -> torch.device:
     return torch.device("cpu")
 
 
-def _check_len(max_len: int) -> None:
-    if not isinstance(max_len, int) or max_len < 0:
-        raise ValueError(f"max_len must be a non-negative int, got {max_len!r}")
+MaxLen = int | Sequence[int]
+"""A length limit: one int for every input of a batch, or one int per input."""
+
+
+def _check_len(max_len: MaxLen) -> None:
+    values = [max_len] if isinstance(max_len, int) else list(max_len)
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"max_len must be a non-negative int, got {value!r}")
+
+
+def _limits(max_len: MaxLen, n: int) -> list[int]:
+    """``max_len`` as one limit per input (B ints).
+
+    Raises:
+        ValueError: a sequence of other than ``n`` limits.
+    """
+    if isinstance(max_len, int):
+        return [max_len] * n
+    limits = list(max_len)
+    if len(limits) != n:
+        raise ValueError(f"{len(limits)} length limits (max_len) for a batch of {n} inputs")
+    return limits
 
 
 def _check_positive(**values: Any) -> None:
@@ -302,7 +330,7 @@ def _stack(rows: list[torch.Tensor]) -> torch.Tensor | None:
 # greedy
 
 
-def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> list[Hypothesis]:
+def greedy(model: Decodable, source: Any, max_len: MaxLen = DEFAULT_MAX_LEN) -> list[Hypothesis]:
     """Greedy decoding: the most probable symbol at every step, batched over the B inputs.
 
     One ``model.step`` call per time step for the whole batch; inputs that emitted EOS are dropped
@@ -312,14 +340,16 @@ def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> lis
     Args:
         model: A :class:`Decodable`.
         source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
-        max_len: Largest number of output symbols (EOS not counted).
+        max_len: Largest number of output symbols (EOS not counted): one int, or B ints (one
+            per input).
 
     Returns:
-        B hypotheses, in input order. An input still unfinished after ``max_len`` symbols gets a
-        hypothesis with ``finished=False``, its ``max_len`` symbols and their probability.
+        B hypotheses, in input order. An input still unfinished after its ``max_len`` symbols
+        gets a hypothesis with ``finished=False``, those symbols and their probability.
 
     Raises:
-        ValueError: On a negative ``max_len`` or a malformed ``model.step`` output.
+        ValueError: On a negative ``max_len``, a number of limits other than B, or a malformed
+            ``model.step`` output.
     """
     _check_len(max_len)
     encoded = _encoded(model, source)
@@ -327,24 +357,26 @@ def greedy(model: Decodable, source: Any, max_len: int = DEFAULT_MAX_LEN) -> lis
     if n_inputs == 0:
         return []
     device = _device_of(model, state)
+    limits = torch.tensor(_limits(max_len, n_inputs), dtype=torch.long, device=device)
     eos, v = model.eos_id, model.target_size
     active = torch.arange(n_inputs, device=device)
     prev = torch.full((n_inputs,), model.bos_id, dtype=torch.long, device=device)
     log_prob = torch.zeros(n_inputs, dtype=torch.float64, device=device)
     history: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]] = []
     finished = torch.zeros(n_inputs, dtype=torch.bool, device=device)
-    for t in range(1, max_len + 2):
+    for t in range(1, int(limits.max()) + 2):
         probs, attn, state = model.step(state, prev)
         _check_step(probs, active.numel(), v)
         p, y = probs.max(dim=1)
         is_eos = y == eos
-        # the last step may only emit EOS: any other symbol leaves the input unfinished
-        take = is_eos if t == max_len + 1 else torch.ones_like(is_eos)
+        # an input's last step may only emit EOS: any other symbol leaves it unfinished
+        last = limits[active] + 1 == t
+        take = is_eos | ~last
         log_prob.index_add_(0, active, torch.where(take, torch.log(p.double()), 0.0))
         history.append((active, y, take, attn))
         finished[active[is_eos]] = True
-        keep = ~is_eos
-        if t == max_len + 1 or not bool(keep.any()):
+        keep = ~is_eos & ~last
+        if not bool(keep.any()):
             break
         if not bool(keep.all()):
             idx = keep.nonzero().squeeze(1)
@@ -378,7 +410,7 @@ def beam_search(
     model: Decodable,
     source: Any,
     beam_size: int = defaults.BEAM_SIZE,
-    max_len: int = DEFAULT_MAX_LEN,
+    max_len: MaxLen = DEFAULT_MAX_LEN,
     n_best: int | None = None,
 ) -> list[SearchResult]:
     """Beam search with n-best lists and certificates, batched over the B inputs.
@@ -390,8 +422,9 @@ def beam_search(
     ``model.step`` per time step (only live ones: an input's beam holds as many rows as it has
     live hypotheses); selection uses ``model.reorder``. An input stops when it has no live
     hypothesis, or when it has ``n_best`` finished strings and the ``n_best``-th is at least as
-    probable as its best live prefix (no continuation could then enter the list). At step
-    ``max_len + 1`` every EOS candidate is finished and every other continuation pruned. Ties
+    probable as its best live prefix (no continuation could then enter the list). At an input's
+    step ``max_len + 1`` its every EOS candidate is finished and every other continuation pruned
+    (and ``hit_max_len`` set when one had nonzero probability). Ties
     between equally probable candidates are broken by ``torch.topk``.
 
     Every continuation of nonzero probability that is not kept is recorded as pruned (the largest
@@ -402,15 +435,16 @@ def beam_search(
         model: A :class:`Decodable` (a model or an :class:`Ensemble`).
         source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
         beam_size: k ≥ 1, the number of hypotheses kept per input and step.
-        max_len: Largest number of output symbols (EOS not counted).
+        max_len: Largest number of output symbols (EOS not counted): one int, or B ints (one
+            per input, so that no input's result depends on the others of the batch).
         n_best: Length of the returned lists (default ``beam_size``).
 
     Returns:
         B :class:`SearchResult` in input order.
 
     Raises:
-        ValueError: On a bad ``beam_size``/``n_best``/``max_len`` or a malformed ``model.step``
-            output.
+        ValueError: On a bad ``beam_size``/``n_best``/``max_len`` (or a number of limits other
+            than B) or a malformed ``model.step`` output.
     """
     _check_len(max_len)
     _check_positive(beam_size=beam_size)
@@ -419,9 +453,10 @@ def beam_search(
     encoded = _encoded(model, source)
     if encoded.size == 0:
         return []
-    search = _BeamSearch(model, encoded, beam_size, n_best)
-    for t in range(1, max_len + 2):
-        if not search.advance(t, last=t == max_len + 1):
+    limits = _limits(max_len, encoded.size)
+    search = _BeamSearch(model, encoded, beam_size, n_best, limits)
+    for t in range(1, max(limits) + 2):
+        if not search.advance(t):
             break
     return search.results()
 
@@ -435,11 +470,16 @@ class _BeamSearch:
     padded (n_active, width · V) layout, where an empty slot contributes nothing.
     """
 
-    def __init__(self, model: Decodable, encoded: Encoded, k: int, n_best: int) -> None:
+    def __init__(
+        self, model: Decodable, encoded: Encoded, k: int, n_best: int, limits: list[int]
+    ) -> None:
         n = encoded.size
         self.model, self.state, self.k, self.n_best = model, encoded.state, k, n_best
         self.n_inputs, self.v, self.eos = n, model.target_size, model.eos_id
         self.device = device = _device_of(model, encoded.state)
+        self.limits = limits
+        self.max_len = torch.tensor(limits, dtype=torch.long, device=device)
+        self.hit_len = torch.zeros(n, dtype=torch.bool, device=device)
         f64 = torch.float64
         self.pruned_max = torch.full((n,), _NEG_INF, dtype=f64, device=device)
         self.fin_top = torch.full((n, n_best), _NEG_INF, dtype=f64, device=device)
@@ -467,32 +507,48 @@ class _BeamSearch:
     def _prune(self, inputs: torch.Tensor, log_probs: torch.Tensor) -> None:
         self.pruned_max[inputs] = torch.maximum(self.pruned_max[inputs], log_probs)
 
-    def _finish(self, t: int, is_eos: torch.Tensor, values: torch.Tensor, rows: torch.Tensor):
-        """Record the EOS candidates ``is_eos`` (n_active, j) of step ``t``."""
+    def _finish(
+        self,
+        t: int,
+        is_eos: torch.Tensor,
+        values: torch.Tensor,
+        rows: torch.Tensor,
+        active: torch.Tensor | None = None,
+    ) -> None:
+        """Record the EOS candidates ``is_eos`` (n, j) of step ``t`` of the inputs ``active``
+        (default: every active input)."""
+        active = self.active if active is None else active
         if not bool(is_eos.any()):
             return
         a_idx, j_idx = is_eos.nonzero(as_tuple=True)
-        self.finished.append((t, self.active[a_idx], rows[a_idx, j_idx], values[a_idx, j_idx]))
+        self.finished.append((t, active[a_idx], rows[a_idx, j_idx], values[a_idx, j_idx]))
         new = torch.where(is_eos, values, _NEG_INF)
-        merged = torch.cat([self.fin_top[self.active], new], dim=1)
-        self.fin_top[self.active] = merged.topk(self.n_best, dim=1).values
+        merged = torch.cat([self.fin_top[active], new], dim=1)
+        self.fin_top[active] = merged.topk(self.n_best, dim=1).values
 
-    def advance(self, t: int, last: bool) -> bool:
+    def advance(self, t: int) -> bool:
         """Step ``t``: expand, select, finish, stop. False when no input is left."""
         probs, attn, self.state = self.model.step(self.state, self.prev)
         _check_step(probs, self.prev.numel(), self.v)
         self.history.append((self.parent, self.prev, attn))
         cand = self._candidates(probs)
-        n_act, width = self.slots.shape
+        width = self.slots.shape[1]
         v = self.v
-        if last:  # only EOS may follow; every other continuation is cut
-            per_slot = cand.view(n_act, width, v)
+        last = self.max_len[self.active] + 1 == t  # inputs at their last step: only EOS
+        if bool(last.any()):
+            rows_l = last.nonzero().squeeze(1)
+            per_slot = cand[rows_l].view(-1, width, v)
             eos_vals = per_slot[:, :, self.eos]
             others = per_slot.clone()
             others[:, :, self.eos] = _NEG_INF
-            self._prune(self.active, others.amax(dim=(1, 2)))
-            self._finish(t, torch.isfinite(eos_vals), eos_vals, self.slots)
-            return False
+            cut = others.amax(dim=(1, 2))
+            inputs = self.active[rows_l]
+            self._prune(inputs, cut)
+            self.hit_len[inputs] |= torch.isfinite(cut)
+            self._finish(t, torch.isfinite(eos_vals), eos_vals, self.slots[rows_l], inputs)
+            if bool(last.all()):
+                return False
+            cand[rows_l] = _NEG_INF  # nothing of theirs is kept: they stop at this step
         kk = min(self.k, width * v)
         # one more than kept: its value is the best candidate pruned
         top_vals, top_idx = cand.topk(min(kk + 1, width * v), dim=1)
@@ -536,6 +592,7 @@ class _BeamSearch:
         chosen = [f for found in fins for f in found[: self.n_best]]
         paths = iter(self._backtrack([t for _, t, _ in chosen], [r for _, _, r in chosen]))
         pmax = self.pruned_max.tolist()
+        hit_len = self.hit_len.tolist()
         results = []
         for b, found in enumerate(fins):
             hyps = [
@@ -548,7 +605,9 @@ class _BeamSearch:
                 cert = Certificate.MODE_ONLY
             else:
                 cert = Certificate.NONE
-            results.append(SearchResult(hyps, cert, pmax[b], len(found)))
+            results.append(
+                SearchResult(hyps, cert, pmax[b], len(found), bool(hit_len[b]), self.limits[b])
+            )
         return results
 
     def _backtrack(
@@ -609,7 +668,7 @@ def enumerate_support(
     model: Decodable,
     source: Any,
     cap: int = defaults.MAX_FORMS,
-    max_len: int = DEFAULT_MAX_LEN,
+    max_len: MaxLen = DEFAULT_MAX_LEN,
     *,
     max_expansions: int = 2_000,
     width: int = 8,
@@ -629,8 +688,8 @@ def enumerate_support(
         source: The model's source batch of B inputs, or that batch :func:`encode`\\ d.
         cap: Largest number of strings listed per input; the search looks for one more to say
             ``more_than_cap``.
-        max_len: Largest number of output symbols (EOS not counted); longer nonzero prefixes are
-            cut and reported with ``hit_max_len``.
+        max_len: Largest number of output symbols (EOS not counted), one int or B ints (one
+            per input); longer nonzero prefixes are cut and reported with ``hit_max_len``.
         max_expansions: Largest number of prefixes expanded per input (a guard for dense, e.g.
             softmax, models); reaching it sets ``hit_budget``.
         width: Prefixes expanded together per input and round.
@@ -647,7 +706,8 @@ def enumerate_support(
     encoded = _encoded(model, source)
     if encoded.size == 0:
         return []
-    search = _Enumeration(model, encoded, cap, max_len, max_expansions, width)
+    limits = _limits(max_len, encoded.size)
+    search = _Enumeration(model, encoded, cap, limits, max_expansions, width)
     while search.running:
         popped = search.pop_round()
         if popped:
@@ -663,7 +723,7 @@ class _Enumeration:
         model: Decodable,
         encoded: Encoded,
         cap: int,
-        max_len: int,
+        max_len: list[int],
         max_expansions: int,
         width: int,
     ) -> None:
@@ -752,7 +812,7 @@ class _Enumeration:
             trail = (parent.trail, group, i)
             if y == eos:
                 child = _Node(total, parent.input, parent.tokens, None, i, y, trail)
-            elif len(parent.tokens) == self.max_len:
+            elif len(parent.tokens) == self.max_len[parent.input]:
                 self.cut_max[parent.input] = max(self.cut_max[parent.input], total)
                 continue
             else:

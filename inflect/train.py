@@ -54,6 +54,7 @@ from inflect.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.checkpoint import load_model  # re-exported for convenience
 from inflect.distributed import World
 from inflect.files import sha256_of, write_bytes
+from inflect.lengths import OutputLengths, output_limit
 from inflect.model import COPY_FEATURE, PRESETS, Config, Seq2Seq, resolve_device
 from inflect.outputs import prepare_folder
 from inflect.recurrence import low_precision_matmul_dtype
@@ -96,13 +97,15 @@ class Item:
 
     Attributes:
         source: source symbols (``spec.to_symbols(lemma)``).
-        features: UniMorph features of the tag bundle (empty for a model without tags).
+        features: UniMorph features of the tag bundle, sorted, repeats kept (the bundle's
+            :attr:`~inflect.data.TagBundle.multiset`; a model reading bundles as sets drops the
+            repeats when it encodes them); empty for a model without tags.
         language: language name, or None (no language symbol).
         target: target symbols (``spec.to_symbols(form)``).
     """
 
     source: tuple[str, ...]
-    features: frozenset[str]
+    features: tuple[str, ...]
     language: str | None
     target: tuple[str, ...]
 
@@ -250,7 +253,7 @@ def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[
         items.append(
             Item(
                 source=tuple(codec.encode(ex.lemma)),
-                features=frozenset(ex.tags.features),
+                features=ex.tags.multiset,
                 language=codec.spec.name,
                 target=tuple(codec.encode(ex.form)),
             )
@@ -287,7 +290,7 @@ def items_from_texts(
         for name, text in ((source_name, src), (target_name, tgt)):
             if not text.strip():
                 raise ValueError(f"{name}:{i + 1}: empty line ({text!r})")
-        items.append(Item(tuple(codec.encode(src)), frozenset(), None, tuple(codec.encode(tgt))))
+        items.append(Item(tuple(codec.encode(src)), (), None, tuple(codec.encode(tgt))))
     return items
 
 
@@ -406,6 +409,7 @@ TRAINING_FIELDS = frozenset(
         "dev_sample",
         "language_temperature",
         "dropout",
+        "tag_bundles",
     }
 )
 
@@ -437,7 +441,8 @@ def initial_config(path: str | Path, preset: str | None = None, **given: Any) ->
             + "; ".join(fixed)
             + "); drop those options"
         )
-    return Config.from_dict(saved | given)
+    # a new run reads tag bundles as multisets, whatever its start did (repeats then count)
+    return Config.from_dict(saved | {"tag_bundles": "multiset"} | given)
 
 
 def warm_start_model(path: str | Path, config: Config, items: Sequence[Item]) -> Seq2Seq:
@@ -532,8 +537,8 @@ def evaluate(
         model: the model (put in eval mode).
         items: examples with targets.
         batch_size: examples per batch (sorted by source length to limit padding).
-        max_len: output length cap (default :func:`inflect.defaults.max_output_length` of the
-            batch's longest source).
+        max_len: output length cap (default: ``config.max_decode_len``, else each item's own
+            limit, :func:`inflect.lengths.output_limit` of ``model.output_lengths``).
         encoded: ``items`` already encoded with :func:`encode_items` (else encoded here).
 
     Returns:
@@ -559,7 +564,7 @@ def evaluate(
             cap = (
                 max_len
                 or model.config.max_decode_len
-                or defaults.max_output_length(batch.source.shape[1])
+                or item_limits(model, [items[i] for i in idx])
             )
             hyps = greedy(model, Encoded(state, len(batch)), cap)
         for j, (i, hyp) in enumerate(zip(idx, hyps, strict=True)):
@@ -572,6 +577,16 @@ def evaluate(
             correct += symbols == items[i].target
     accuracy = 100.0 * correct / max(1, len(items))
     return total_loss / max(1, total_tokens), accuracy, preds
+
+
+def output_lengths(items: Sequence[Item]) -> OutputLengths:
+    """The output-length record of training items (:mod:`inflect.lengths`)."""
+    return OutputLengths.from_pairs((it.language, len(it.source), len(it.target)) for it in items)
+
+
+def item_limits(model: Seq2Seq, items: Sequence[Item]) -> list[int]:
+    """Each item's output length limit under ``model`` (its own source length and language)."""
+    return [output_limit(model.output_lengths, it.language, len(it.source)) for it in items]
 
 
 def dev_sample(items: Sequence[Item], per_language: int) -> list[int]:
@@ -605,7 +620,7 @@ def _copy_pool(items: Sequence[Item]) -> list[Item]:
     """Autoencoding items: every distinct lemma and form copied onto itself (sorted)."""
     words = {(it.source, it.language) for it in items} | {(it.target, it.language) for it in items}
     return [
-        Item(w, frozenset({COPY_FEATURE}), lang, w)
+        Item(w, (COPY_FEATURE,), lang, w)
         for w, lang in sorted(words, key=lambda x: (x[1] or "", x[0]))
     ]
 
@@ -726,7 +741,8 @@ def _check_same_config(saved: Config, given: Config) -> None:
     """Raise ValueError naming the fields where ``given`` differs from the resumed run's."""
     # may change on resume: the stopping rule, the preset's name, and the dev batch size (the
     # same dev loss and accuracy at any size)
-    free = {"max_epochs", "patience", "preset", "eval_batch_size"}
+    # (and how bundles are read: a run keeps its model's, and a config built now says multiset)
+    free = {"max_epochs", "patience", "preset", "eval_batch_size", "tag_bundles"}
     a, b = saved.to_dict(), given.to_dict()
     diff = [f"{k}: saved {a[k]!r}, given {b[k]!r}" for k in a if k not in free and a[k] != b[k]]
     if diff:
@@ -860,6 +876,8 @@ class Trainer:
                 self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
             self.state = RunState(learning_rate=self._config.learning_rate)
         self.state.world_size = self.world.size
+        # the output length limits of every search with this model, from its training data
+        self.model.output_lengths = output_lengths(self.data.train)
         self.config = config = self.model.config
         max_epochs, patience = self._overrides
         if max_epochs is not None:
@@ -1256,8 +1274,14 @@ class Trainer:
         self._setup()
         st = self.state
         if st.finished:  # resumed after its end: nothing to train, the selected model stays
-            self.notify("finished_before", {"epochs": st.epoch, "max_epochs": self.config.max_epochs,
-                                            "stopped_early": st.stopped_early})
+            self.notify(
+                "finished_before",
+                {
+                    "epochs": st.epoch,
+                    "max_epochs": self.config.max_epochs,
+                    "stopped_early": st.stopped_early,
+                },
+            )
         else:
             self.notify("start", self._start_info())
         try:

@@ -42,13 +42,22 @@ def test_tag_bundle_is_a_set_of_features():
     assert len({a, b}) == 1
 
 
-def test_repeated_feature_collapses_and_is_flagged():
+def test_repeated_feature_counts_and_is_flagged():
+    # issue 37: a bundle is a multiset, order-free but counts matter (the Albanian pluperfect
+    # V;2;PL;IND;PRF;PRF is another cell than the perfect V;2;PL;IND;PRF)
     bundle = TagBundle.parse("N;SG;DEF;SG")
-    assert str(bundle) == "N;SG;DEF"
+    assert str(bundle) == "N;SG;DEF;SG"
     assert bundle.had_duplicates and not bundle.had_padding
-    assert bundle == TagBundle.parse("DEF;N;SG")
+    assert bundle != TagBundle.parse("DEF;N;SG")
+    assert bundle == TagBundle.parse("SG;DEF;SG;N") and hash(bundle) == hash(
+        TagBundle.parse("SG;DEF;SG;N")
+    )
+    assert bundle.multiset == ("DEF", "N", "SG", "SG")
+    assert bundle.features == frozenset({"N", "SG", "DEF"})
     assert not TagBundle.parse("DEF;N;SG").had_duplicates
     assert bundle.text == "N;SG;DEF;SG"
+    pluperfect, perfect = TagBundle.parse("V;2;PL;IND;PRF;PRF"), TagBundle.parse("V;2;PL;IND;PRF")
+    assert pluperfect != perfect and len({pluperfect, perfect}) == 2
 
 
 def test_whitespace_around_a_feature_is_removed_and_flagged():

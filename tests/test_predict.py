@@ -84,7 +84,8 @@ def direct_batch(model, lemma, tags):
 
 def decode(model, hyp, symbols):
     return resolve("german").from_symbols(
-        output_symbols(model.target_vocab, hyp.tokens, hyp.attention, symbols))
+        output_symbols(model.target_vocab, hyp.tokens, hyp.attention, symbols)
+    )
 
 
 def score(model, batch, tokens):
@@ -267,12 +268,29 @@ def test_ensemble_members_must_share_the_target_vocabulary(ckpt, tmp_path):
 
 
 def test_unknown_feature_is_named_with_the_known_ones(ckpt):
-    predictor = Predictor.from_checkpoints([ckpt])
+    predictor = Predictor.from_checkpoints([ckpt], strict=True)
     with pytest.raises(InputError) as info:
         predictor.predict("kala", "V;DAT;PL")
     msg = str(info.value)
     assert "'DAT'" in msg and "V;DAT;PL" in msg
     assert "PL, PST, REFL, UML, V" in msg  # every feature of the synthetic language
+
+
+def test_an_unknown_feature_is_read_as_the_unknown_feature(ckpt):
+    """Issue 37, item 5: not strict (the default), an unseen feature adds nothing to the
+    condition (as the padding id): the answer is the one of the bundle without it, marked with
+    a note, and warned once per feature."""
+    predictor = Predictor.from_checkpoints([ckpt])
+    with pytest.warns(UnknownSymbolWarning, match="'DAT'") as caught:
+        got = predictor.predict("kala", "V;DAT;PL")
+        again = predictor.predict("kala", "V;PL;DAT")
+    assert len([w for w in caught if "'DAT'" in str(w.message)]) == 1
+    without = predictor.predict("kala", "V;PL")
+    assert [f.form for f in got.forms] == [f.form for f in without.forms]
+    for a, b in zip(got.forms, without.forms, strict=True):
+        assert a.probability == pytest.approx(b.probability, rel=1e-6)
+    assert any("'DAT'" in w and "unknown feature" in w for w in got.warnings)
+    assert got.warnings == again.warnings
 
 
 def test_empty_and_too_long_lemmas(ckpt):
@@ -312,7 +330,7 @@ def test_unseen_characters_become_unknown_with_a_warning(ckpt):
 
 
 def test_stream_yields_records_before_a_bad_line(ckpt, tmp_path):
-    predictor = Predictor.from_checkpoints([ckpt], chunk_size=4)
+    predictor = Predictor.from_checkpoints([ckpt], chunk_size=4, strict=True)
     good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES] * 2  # 10 lines: 2 chunks + 2
     path = write(tmp_path / "bad.tsv", [*good, "kala V", *good])
     got = []
@@ -328,6 +346,30 @@ def test_stream_yields_records_before_a_bad_line(ckpt, tmp_path):
         for pred in predictor.stream(read_queries(path2)):
             got.append(pred)
     assert len(got) == 3
+
+
+def test_every_line_gets_an_answer_or_an_error_record(ckpt, tmp_path):
+    """Issue 37, item 5: not strict, a line that cannot be read (line 11: one field; line 12:
+    not UTF-8; line 13: an empty lemma) takes its place as an error record naming its line, and
+    every other line is answered, in order."""
+    from inflect.predict import ErrorRecord
+
+    predictor = Predictor.from_checkpoints([ckpt], chunk_size=4)
+    good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES] * 2
+    path = tmp_path / "bad.tsv"
+    lines = [*good, "kala V", "k\xe4la\tV", " \tV", *good]
+    path.write_bytes(
+        b"".join(
+            (line.encode("latin-1") if "\xe4" in line else line.encode()) + b"\n" for line in lines
+        )
+    )
+    got = list(predictor.stream(read_queries(path, errors="yield")))
+    assert [r.line for r in got] == list(range(1, len(lines) + 1))
+    errors = [r for r in got if isinstance(r, ErrorRecord)]
+    assert [(r.line, r.where) for r in errors] == [(n, f"{path}:{n}") for n in (11, 12, 13)]
+    assert "bytes that are not UTF-8" in errors[1].message
+    assert errors[0].message.startswith(f"{path}:11: ")
+    assert all(r.forms for r in got if not isinstance(r, ErrorRecord))
 
 
 def test_read_queries_errors_name_file_and_line(tmp_path):
@@ -425,15 +467,31 @@ def test_cli_reads_standard_input(ckpt):
 def test_cli_errors_keep_written_results(ckpt, tmp_path):
     good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES]
     path = write(tmp_path / "in.tsv", [*good, "onlyonefield", *good])
-    res = run("predict", "--model", str(ckpt), "--input", str(path))
+    res = run("predict", "--model", str(ckpt), "--input", str(path), "--strict")
     assert res.exit_code == 1
     assert len(parse_tsv(res.stdout)) == len(QUERIES)
     assert f"{path}:6:" in res.stderr
+    # not strict: every other line is answered, line 6 is an error record, exit status 1
+    res = run("predict", "--model", str(ckpt), "--input", str(path))
+    assert res.exit_code == 1
+    records = parse_tsv(res.stdout)
+    assert len(records) == 2 * len(QUERIES) + 1
+    assert records[len(QUERIES)][3:5] == ("error", "0")
+    assert f"error: {path}:6:" in res.stderr and "1 input got no answer" in res.stderr
+    # jsonl: the error record in its place
+    res = run("predict", "--model", str(ckpt), "--input", str(path), "--format", "jsonl")
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [r.get("line") for r in rows] == list(range(1, 2 * len(QUERIES) + 2))
+    assert rows[len(QUERIES)]["error"].startswith(f"{path}:6: ")
+    # an unknown feature is answered (with one warning), unless --strict
+    res = run("predict", "--model", str(ckpt), "kala", "V;GEN")
+    assert res.exit_code == 0 and "UniMorph feature 'GEN'" in res.stderr
+    assert res.stderr.count("'GEN'") == 1
 
     cases = [
         (["--lang", "germn", "kala", "V"], "did you mean 'german'"),
-        (["kala", "V;GEN"], "unknown UniMorph feature 'GEN' in tag bundle"),
-        (["kala", "v"], "unknown UniMorph feature 'v' (did you mean 'V'?)"),
+        (["kala", "V;GEN", "--strict"], "unknown UniMorph feature 'GEN' in tag bundle"),
+        (["kala", "v", "--strict"], "unknown UniMorph feature 'v' (did you mean 'V'?)"),
         (["", "V"], "empty lemma"),
         (["b" * 101, "V"], "longer than the model's limit of 100 symbols"),
     ]
@@ -470,8 +528,9 @@ def test_models_on_an_empty_registry(tmp_path, monkeypatch):
         res = run("models", "--models-dir", str(folder))
         assert res.exit_code == 1
         assert f"--models-dir / $INFLECT_MODELS_DIR {folder} {what}" in res.output
-        res = run("predict", "--lang", "de", "Haus", "N;DAT;PL",
-                  env={"INFLECT_MODELS_DIR": str(folder)})
+        res = run(
+            "predict", "--lang", "de", "Haus", "N;DAT;PL", env={"INFLECT_MODELS_DIR": str(folder)}
+        )
         assert res.exit_code == 1 and what in res.output
     # the shipped registry: what list_models() gives is the TOML file read here with tomllib
     monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
@@ -517,8 +576,14 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     res = run("models", "--models-dir", str(folder))
     assert res.exit_code == 0, res.output
     header, row = res.stdout.splitlines()
-    assert header.split("\t")[:6] == ["language", "model", "members", "dev_accuracy",
-                                       "setting", "size_bytes"]
+    assert header.split("\t")[:6] == [
+        "language",
+        "model",
+        "members",
+        "dev_accuracy",
+        "setting",
+        "size_bytes",
+    ]
     fields = row.split("\t")
     assert fields[:3] == ["german", "german", f"{ckpt / 'model.safetensors'},{ckpt2}"]
     assert fields[3:6] == ["97.50", "high", str(entries[0].size_bytes)]
@@ -666,8 +731,11 @@ multilingual-medium = 60.0
     assert default_model("te", folder).name == "multilingual-medium"
     assert default_model("de", folder, setting="medium").name == "multilingual-medium"
     assert default_model("de", folder, setting="high").name == "german-high"
-    with pytest.raises(NoDefaultModelError, match=r"no shipped high-setting model for telugu; "
-                       r"it has: medium \(--setting medium\)"):
+    with pytest.raises(
+        NoDefaultModelError,
+        match=r"no shipped high-setting model for telugu; "
+        r"it has: medium \(--setting medium\)",
+    ):
         default_model("telugu", folder, setting="high")
     listed = list_models(folder)
     assert [(m.language, m.name, m.dev_accuracy) for m in listed] == [
@@ -677,7 +745,9 @@ multilingual-medium = 60.0
     ]
     assert len(list_models(folder, every=True)) == 6
     assert default_model("finnish", folder).members == (
-        (folder / "h1.safetensors").resolve(), (folder / "h2.safetensors").resolve())
+        (folder / "h1.safetensors").resolve(),
+        (folder / "h2.safetensors").resolve(),
+    )
     (folder / "registry.toml").write_text(
         'version = 2\n[model.x]\nmembers = ["h1.safetensors"]\n[language.german]\ny = 1.0\n',
         encoding="utf-8",

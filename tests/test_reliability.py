@@ -615,7 +615,7 @@ def test_data_check_shows_a_repeated_feature_as_written(tmp_path):
     result = run("data", "check", path)
     assert result.exit_code == 0
     assert result.stdout.splitlines()[:2] == [
-        f"warning: {path}:1: tag bundle repeats a feature (read once) "
+        f"warning: {path}:1: tag bundle repeats a feature (counted: a bundle is a multiset) "
         "('V;FIN;IND;PST;PFV;FIN;3;PL')",
         f"warning: {path}:2: spaces around a feature of the tag bundle (removed) ('ADJ;ABL; PL')",
     ]

@@ -989,3 +989,63 @@ def test_target_vocabularies_are_compared_in_every_exposed_form(expose):
         assert ens.target_vocab is first.target_vocab  # the member's object, not a copy
     else:
         assert list(ens.target_vocab) == v1
+
+
+# ------------------------------------------------------------------------------------------
+# per-input length limits (issue 37, item 1): an input's result never depends on its batch
+
+
+def test_per_input_limits_equal_one_at_a_time_and_say_when_they_cut():
+    size = 7
+    src_len = {0: 2, 1: 5, 2: 3, 3: 4}
+    limits = [1, 5, 2, 3]
+    for seed in range(6):
+        dist = random_dist(seed, size, depth=4, zero_frac=0.4, temp=2.0)
+        model = TableModel(dist, size, src_len=src_len)
+        together = beam_search(model, [0, 1, 2, 3], beam_size=3, max_len=limits, n_best=4)
+        alone = [
+            beam_search(model, [i], beam_size=3, max_len=limits[i], n_best=4)[0] for i in range(4)
+        ]
+        assert _key(together) == _key(alone)
+        for i, (t, a) in enumerate(zip(together, alone, strict=True)):
+            assert t.pruned_max_log_prob == pytest.approx(a.pruned_max_log_prob, rel=1e-12)
+            # the cut at the limit, computed from the brute-force tree: a string longer than
+            # the limit has nonzero probability exactly when the search must say it cut one
+            longer = any(len(s) > limits[i] for s in brute_force(dist, i, size))
+            assert t.hit_max_len is longer and a.hit_max_len is longer
+            assert t.max_len == limits[i]
+            # every string within the limit that the beam kept has its exact probability
+            exact = brute_force(dist, i, size)
+            for h in t.hypotheses:
+                assert len(h.tokens) <= limits[i]
+                assert close(h.prob, exact[tuple(h.tokens)], rel=1e-6)
+        g_together = greedy(model, [0, 1, 2, 3], max_len=limits)
+        g_alone = [greedy(model, [i], max_len=limits[i])[0] for i in range(4)]
+        assert [(g.tokens, g.log_prob, g.finished) for g in g_together] == [
+            (g.tokens, g.log_prob, g.finished) for g in g_alone
+        ]
+        s_together = enumerate_support(model, [0, 1, 2, 3], cap=50, max_len=limits)
+        s_alone = [enumerate_support(model, [i], cap=50, max_len=limits[i])[0] for i in range(4)]
+        for i, (t, a) in enumerate(zip(s_together, s_alone, strict=True)):
+            assert [(h.tokens, h.log_prob) for h in t.hypotheses] == [
+                (h.tokens, h.log_prob) for h in a.hypotheses
+            ]
+            every = brute_force(dist, i, size)
+            within = {s for s in every if len(s) <= limits[i]}
+            found = {tuple(h.tokens) for h in t.hypotheses}
+            assert found <= within
+            if not t.more_than_cap and not t.hit_budget:  # it went through the whole tree
+                assert found == within
+                assert t.hit_max_len is (len(within) < len(every))
+
+
+def test_hand_model_limit_cut_is_reported():
+    model = TableModel(hand_dist, HAND_V)
+    # "ax"/"ay" need 2 symbols: limit 1 cuts them (nonzero), limit 2 cuts nothing
+    r1, r2 = beam_search(model, [0, 0], beam_size=5, max_len=[1, 2])
+    assert r1.hit_max_len and r1.max_len == 1 and [h.tokens for h in r1.hypotheses] == [[B_]]
+    assert not r2.hit_max_len and r2.certificate is Certificate.FULL_SUPPORT
+    with pytest.raises(ValueError, match="2 length limits"):
+        beam_search(model, [0, 0, 0], max_len=[1, 2])
+    with pytest.raises(ValueError, match="non-negative"):
+        greedy(model, [0], max_len=[-1])

@@ -145,6 +145,13 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     # only tensors and JSON inside: safetensors metadata parses as JSON
     with safe_open(str(moved / MODEL_FILE), "pt") as fh:
         json.loads(fh.metadata()["sparse_inflect"])
+    # issue 37: a new checkpoint reads bundles as multisets and records the training data's
+    # longest output per source length (computed here by hand from the items)
+    assert meta["model"]["config"]["tag_bundles"] == "multiset"
+    longest: dict[int, int] = {}
+    for it in train_items:
+        longest[len(it.source)] = max(longest.get(len(it.source), 0), len(it.target))
+    assert again.output_lengths.table == {"synth": dict(sorted(longest.items()))}
 
 
 def test_device_names_resolve_or_fail_clearly():
