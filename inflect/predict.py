@@ -240,6 +240,8 @@ class Outcome:
     def model_best(self) -> Form | None:
         """The most probable output of the model, or None when the search finished none."""
         return next((f for f in self.forms if f.source is None), None)
+
+    @property
     def certificate_words(self) -> str:
         """The certificate in words, with the "more than N" note and, where the search stopped
         at the input's output length limit, that note."""
