@@ -157,12 +157,23 @@ def test_evaluate_predictor_matches_an_independent_recount(ckpt):  # noqa: F811
 def test_rejected_inputs_are_scored_empty(ckpt):  # noqa: F811
     predictor = Predictor.from_checkpoints([ckpt])
     gold = _gold(6)
-    gold.append(Example("bako", TagBundle.parse("V;NEVERSEEN"), "bako", "german"))
+    too_long = "b" * (predictor.max_input_len + 1)
+    gold.append(Example(too_long, TagBundle.parse("V;PST"), "bako", "german"))
     result = evaluate_predictor(predictor, gold)
     row = result.frame.iloc[0]
     assert row["rejected"] == 1 and row["missing"] == 1 and row["inputs"] == 6
-    assert "NEVERSEEN" in result.errors[0]
+    assert f"lemma of {predictor.max_input_len + 1} symbols is longer" in result.errors[0]
     assert result.searched[-1] is None
+
+
+def test_an_unseen_feature_is_answered_not_rejected(ckpt):  # noqa: F811
+    predictor = Predictor.from_checkpoints([ckpt])
+    gold = _gold(6)
+    gold.append(Example("bako", TagBundle.parse("V;NEVERSEEN"), "bako", "german"))
+    result = evaluate_predictor(predictor, gold)
+    row = result.frame.iloc[0]
+    assert row["rejected"] == 0 and row["inputs"] == 7 and not result.errors
+    assert any("'NEVERSEEN'" in w for w in result.searched[-1].prepared.warnings)
 
 
 def test_checkpoint_members_expands_a_folder_of_members(ckpt, ckpt2, tmp_path):  # noqa: F811
@@ -233,7 +244,8 @@ def test_a_model_of_another_language_is_an_error_not_zero(ckpt, tmp_path):  # no
     assert res.exit_code == 1 and "could take only 0 of the 6 finnish inputs" in res.output
     # one rejected input in six is scored as empty, not an error
     mixed = _gold(6)
-    mixed[0] = Example(mixed[0].lemma, TagBundle.parse("V;NEVERSEEN"), mixed[0].form, "german")
+    too_long = "b" * (predictor.max_input_len + 1)
+    mixed[0] = Example(too_long, mixed[0].tags, mixed[0].form, "german")
     assert evaluate_predictor(predictor, mixed).frame.iloc[0]["rejected"] == 1
 
 

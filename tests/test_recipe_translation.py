@@ -120,7 +120,7 @@ def test_items_from_texts(small_codec):
     items = items_from_texts(["Ein Hund."], ["A dog."], small_codec)
     assert items[0].source == tuple(small_codec.encode("Ein Hund."))
     assert items[0].target == tuple(small_codec.encode("A dog."))
-    assert items[0].features == frozenset() and items[0].language is None
+    assert items[0].features == () and items[0].language is None
     with pytest.raises(ValueError, match=r"train\.de has 2 lines but train\.en has 1"):
         items_from_texts(["a", "b"], ["a"], small_codec, "train.de", "train.en")
     with pytest.raises(ValueError, match=r"train\.en:2: empty line"):

@@ -295,16 +295,19 @@ def test_setting_option_chooses_the_medium_model_on_the_command_line():
 
 
 def test_report_ambiguity_says_which_inputs_the_model_rejected(tmp_path):
-    # a fourth line the German model cannot take (an unknown feature): before, it vanished
+    # a fourth line the German model cannot take (a lemma over its 100-symbol input limit):
+    # before, it vanished
     gold = tmp_path / "german-gold"
-    gold.write_text(GOLD + "Haus\tHäusern\tN;FOO;PL\n", encoding="utf-8")
+    long = "Haus" * 26  # 104 symbols
+    gold.write_text(GOLD + f"{long}\t{long}en\tN;DAT;PL\n", encoding="utf-8")
     out_file = tmp_path / "amb.md"
     out = CliRunner().invoke(
         main,
         ["report", "ambiguity", "--lang", "german", "--gold", str(gold), "--out", str(out_file)],
     )
     assert out.exit_code == 0, out.output
-    assert f"rejected (not in the report): {gold}:4: unknown UniMorph feature 'FOO'" in out.output
+    assert f"rejected (not in the report): {gold}:4: lemma of 104 symbols is longer than the " \
+        "model's limit of 100 symbols" in " ".join(out.output.split())
     assert "- inputs: 3 (and 1 rejected: the model cannot take them)" in out_file.read_text(
         encoding="utf-8"
     )
@@ -341,7 +344,13 @@ def test_explain_warns_of_symbols_unseen_in_training_as_predict_does():
 
 def test_a_long_unknown_feature_is_cut_in_the_message():
     tags = "N;DAT;PL;" + "X" * 20_000
-    out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", tags])
+    # answered, with the unknown feature read as the unknown feature: the warning is cut
+    out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", tags, "--format", "tsv"])
+    assert out.exit_code == 0, out.stderr[:500]
+    assert out.stderr.startswith(f"warning: UniMorph feature {'X' * 40!r}… (20,000 characters")
+    assert len(out.stderr) < 1_000
+    # --strict refuses it: the error is cut as well
+    out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", tags, "--strict"])
     assert out.exit_code == 1
     assert f"unknown UniMorph feature {'X' * 40!r}… (20,000 characters in all)" in out.output
     assert f"in tag bundle {tags[:120]!r}… (20,009 characters in all)" in out.output
