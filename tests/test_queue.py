@@ -158,9 +158,10 @@ def test_the_recipe_runs_the_queue_as_ray_tasks(tmp_path):
 @pytest.mark.slow
 def test_a_lengthened_queue_continues_its_finished_languages(tmp_path):
     data, root = _data(tmp_path), tmp_path / "queue"
-    short = QueueSpec("low", ("german",), (*TINY[:2], "--epochs=2", *TINY[4:]))
+    short = QueueSpec("low", ("german", "spanish"), (*TINY[:2], "--epochs=2", *TINY[4:]))
     run_queue(short, root, data_dir=data, log=lambda _: None, poll_seconds=0.2)
     assert [int(r["epoch"]) for r in _metrics(root / "german")] == [1, 2]
+    spanish = (root / "spanish" / "metrics.csv").read_bytes()
     lines: list[str] = []
     # the same options with more epochs: the finished run goes on from epoch 2
     statuses = run_queue(QueueSpec("low", ("german",), TINY), root, data_dir=data,
@@ -168,5 +169,9 @@ def test_a_lengthened_queue_continues_its_finished_languages(tmp_path):
     assert "german: resume after epoch 2" in "\n".join(lines)
     assert [int(r["epoch"]) for r in _metrics(root / "german")] == [1, 2, 3]
     assert statuses[0].epochs == 3 and QueueSpec.load(root).length() == {"--epochs": "3"}
+    # only the languages named are trained: spanish, of the queue but not named, is untouched
+    assert "1 of 1 language(s) to train" in "\n".join(lines)
+    assert (root / "spanish" / "metrics.csv").read_bytes() == spanish
+    assert [s.language for s in statuses] == ["german", "spanish"] and statuses[1].epochs == 2
     with pytest.raises(ValueError, match="cannot train"):
         QueueSpec.load(root).extended(QueueSpec("low", ("german",), ("--preset", "paper")), root)

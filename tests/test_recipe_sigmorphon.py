@@ -359,7 +359,8 @@ def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     (0.5 MB: 8 points per MB), sv-high loses; the budget (2.6 MB, 1 MB of it the multilingual
     model) holds fi and lt but not de-high on top; de's own model, beaten by de-high, is still
     de's best once de-high is left out, so nothing is dropped. With room for de-high, de's own
-    model is no language's best and is dropped."""
+    model is no language's best and is dropped. A model that lifts its language to the
+    baseline comes before gain per byte."""
     import pandas as pd
 
     ship = _load_ship()
@@ -382,6 +383,13 @@ def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     assert (chosen, dropped) == (["fi-high", "lt-high"], [])
     chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 3.5e6)
     assert (chosen, dropped) == (["de-high", "fi-high", "lt-high"], ["de-own"])
+    # a model that lifts its language to the official baseline comes first: de's floor of 89
+    # is above de-own's 88 and below de-high's 90, so de-high goes in before fi-high (which
+    # no longer fits: 1 + 1 + 1 MB > 2.6 MB), and lt-high fills the rest
+    floors = {("de", "high"): 89.0, ("fi", "high"): 60.0}
+    chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 2.6e6,
+                                               floors)
+    assert (chosen, dropped) == (["de-high", "lt-high"], ["de-own"])
     # another setting's model does not count against a high per-language model
     settings["multi"] = "medium"
     chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 10e6)

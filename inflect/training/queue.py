@@ -297,7 +297,8 @@ def run_queue(
 
     Args:
         spec: what to train; saved as ``ROOT/queue.json`` on the first start. Started again,
-            ``spec`` must have the saved setting and options; new languages are appended.
+            ``spec`` must have the saved setting and options; new languages are appended, and
+            only the languages ``spec`` names are trained (the others are left as they are).
         root: the queue's folder (created).
         jobs: training processes at a time (one per core).
         threads: torch threads of each process (``inflect train --threads``).
@@ -320,6 +321,7 @@ def run_queue(
         raise ValueError(f"jobs and threads must be at least 1, got {jobs} and {threads}")
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
+    requested = set(spec.languages)
     if (root / QUEUE_FILE).is_file():
         spec = QueueSpec.load(root).extended(spec, root)
     spec.save(root)
@@ -330,6 +332,8 @@ def run_queue(
     todo = []
     epochs = spec.length().get("--epochs")
     for status in queue_status(root):
+        if status.language not in requested:
+            continue  # a language of the queue this start does not name: left as it is
         if status.state == "running":
             log(f"{status.language}: skipped, another process is training it")
         elif status.wants_more(int(epochs) if epochs else None):
@@ -339,7 +343,7 @@ def run_queue(
                 f"{status.best_accuracy:.1f}% at epoch {status.best_epoch})")
         else:
             todo.append(status)
-    log(f"queue {root}: {len(todo)} of {len(spec.languages)} language(s) to train, "
+    log(f"queue {root}: {len(todo)} of {len(requested)} language(s) to train, "
         f"{jobs} at a time, {threads} thread(s) each")
     running: list[_Job] = []
     failed: list[str] = []

@@ -180,15 +180,18 @@ def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[
 
 def select_per_language(scores: dict[str, Any], settings: dict[str, str],
                         sizes: dict[str, int], per_language: set[str], budget: float,
+                        floors: dict[tuple[str, str], float] | None = None,
                         ) -> tuple[list[str], list[str]]:
     """Which per-language models to ship, and which other models no language needs.
 
     A per-language model ``LANG-SETTING`` is a candidate when it beats, on LANG's dev set, every
-    other model of its setting that serves LANG; candidates are taken in decreasing order of
-    that gain per byte while the total size of the shipped weights stays within ``budget``
-    (bytes; the non-per-language models count first). Then a model that is the best of its
-    setting for no language is dropped (e.g. a language's own model that a new per-language
-    model beats). Returns (the chosen per-language models, the dropped other models)."""
+    other model of its setting that serves LANG. Candidates that lift LANG from below its floor
+    (``floors[LANG, SETTING]``: the official baseline) to at or above it come first; within
+    each group they are taken in decreasing order of gain per byte while the total size of the
+    shipped weights stays within ``budget`` (bytes; the non-per-language models count first).
+    Then a model that is the best of its setting for no language is dropped (e.g. a language's
+    own model that a new per-language model beats). Returns (the chosen per-language models,
+    the dropped other models)."""
     acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
            for name, frame in scores.items()}
 
@@ -200,12 +203,14 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     gains = []
     for name in per_language:
         lang, setting = name.rpartition("-")[0], settings[name]
-        gain = acc[name][lang] - best_other(lang, setting, set(), name)
-        if gain > 0:
-            gains.append((gain / sizes[name], name))
+        before = best_other(lang, setting, set(), name)
+        floor = (floors or {}).get((lang, setting))
+        lifts = floor is not None and before < floor <= acc[name][lang]
+        if acc[name][lang] > before:
+            gains.append((lifts, (acc[name][lang] - before) / sizes[name], name))
     total = sum(size for name, size in sizes.items() if name not in per_language)
     chosen = set()
-    for _, name in sorted(gains, reverse=True):
+    for *_, name in sorted(gains, reverse=True):
         if total + sizes[name] <= budget:
             chosen.add(name)
             total += sizes[name]
@@ -535,8 +540,11 @@ def main() -> None:
              for name, paths in models.items()}
     sizes |= {name: sum((out_dir / m).stat().st_size for m in table["members"])
               for name, table in kept.items()}
+    floors = {(lang, setting): acc for lang, setting, acc
+              in zip(baseline["language"], baseline["setting"], baseline["accuracy"], strict=True)
+              } if baseline is not None else {}
     chosen, dropped = select_per_language(scores | kept_scores, settings, sizes,
-                                          set(per_language), args.budget_mb * 1e6)
+                                          set(per_language), args.budget_mb * 1e6, floors)
     for name in [n for n in per_language if n not in chosen] + dropped:
         models.pop(name, None)
         kept.pop(name, None)
