@@ -16,7 +16,7 @@ in-process throughput, and the wall time of one cold query.
    its time goes (imports, loading, search); its ratio is against its own ``import torch``.
    Target: < 2 s.
 
-A peer's figures (yoyodyne 0.5.27, cited in issue 5) are printed as a citation only, with no
+A peer's published figures (yoyodyne 0.5.27) are printed as a citation only, with no
 ratio: they were measured in another run under another load.
 
 Usage::
@@ -43,7 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 QUERY = ["Haus", "N;DAT;PL"]
 CITED_PEER = (
-    "yoyodyne 0.5.27 (soft-attention LSTM, 2.5M parameters), as cited in issue 5: about 66 words/s "
+    "yoyodyne 0.5.27 (soft-attention LSTM, 2.5M parameters), as published: about 66 words/s "
     "with beam 5 and 4.1-4.5 s for one cold query; measured elsewhere, so no ratio is computed"
 )
 

@@ -3,8 +3,8 @@
 # mappings and the trainer on CUDA (bfloat16 products), one short `inflect train` and an
 # `inflect predict` on CUDA; prints one summary (also written to $OUT/summary.txt).
 #
-# On a GPU machine without network, first run `bash benchmarks/gpu_prepare.sh` here and carry
-# `.gpu` (device tool: carry [".gpu"]); then, there:  bash benchmarks/gpu_check.sh
+# On a GPU machine without network, first run `bash benchmarks/gpu_prepare.sh` here and copy
+# `.gpu` to the GPU machine with the checkout; then, there:  bash benchmarks/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/gpu-check}"

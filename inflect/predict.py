@@ -64,7 +64,7 @@ from inflect.data import (
     iter_examples,
     quoted,
 )
-from inflect.languages import LanguageSpec, UnknownLanguageError, resolve
+from inflect.languages import UnknownLanguageError, resolve
 from inflect.lengths import output_limit
 from inflect.lexicon import Lexicon, Lexicons
 from inflect.model import COPY_FEATURE
@@ -1020,10 +1020,6 @@ class Predictor(Searcher):
         spec = self.loaded[0].languages.get(key_name) or resolve(key_name)
         codec = self._codecs[key] = CharCodec(spec)
         return codec
-
-    def language_spec(self, name: str | None) -> LanguageSpec:
-        """The :class:`~inflect.languages.LanguageSpec` of :meth:`codec` ``(name)``."""
-        return self.codec(name).spec
 
     def prepare(self, query: Example) -> Prepared:
         """Validate one query and turn it into model symbols.

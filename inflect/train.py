@@ -633,11 +633,6 @@ def _draw(n_items: int, n: int, generator: torch.Generator) -> list[int]:
     return out
 
 
-def _copy_items(pool: list[Item], n: int, generator: torch.Generator) -> list[Item]:
-    """``n`` items drawn from ``pool`` without replacement (repeating the pool if needed)."""
-    return [pool[i] for i in _draw(len(pool), n, generator)]
-
-
 def language_shares(counts: dict[Any, int], temperature: float) -> dict[Any, int]:
     """Items per language in one epoch: ``N · n_l^(1/T) / Σ_k n_k^(1/T)``, rounded so that the
     total is N (the largest remainders get the extra items); T = 1 keeps each ``n_l``."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,7 +232,3 @@ class Translator(Searcher):
             InputError: as :meth:`prepare`.
         """
         return self.run([self.prepare(sentence)])[0]
-
-    def translate_many(self, sentences: Iterable[str | SentenceQuery]) -> list[Translation]:
-        """Translate every sentence, in order (``list(self.stream(...))``)."""
-        return list(self.stream(iter(sentences)))

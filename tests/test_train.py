@@ -382,14 +382,14 @@ def test_cli_learn_alpha_flag(tmp_path):
 
 def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
     from inflect.model import COPY_FEATURE
-    from inflect.train import _copy_items, _copy_pool
+    from inflect.train import _copy_pool, _draw
 
     items = synthetic.items(5, seed=3)
     pool = _copy_pool(items)
     words = {it.source for it in items} | {it.target for it in items}
     assert {it.source for it in pool} == words and len(pool) == len(words)
     assert all(it.source == it.target and tuple(it.features) == (COPY_FEATURE,) for it in pool)
-    drawn = _copy_items(pool, 2 * len(pool) + 1, torch.Generator().manual_seed(0))
+    drawn = [pool[i] for i in _draw(len(pool), 2 * len(pool) + 1, torch.Generator().manual_seed(0))]
     assert len(drawn) == 2 * len(pool) + 1
     assert {it.source for it in drawn} == words  # without replacement within a round
     result = train(
