@@ -1018,7 +1018,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
     cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come.
-    Every line gets an answer or an error record (a line that cannot be read, or an input the
+    Whitespace around a lemma (an argument or a line's field) is removed, spaces inside it
+    kept; around the tag bundle's features likewise. Every line gets an answer or an error record (a line that cannot be read, or an input the
     model cannot take, with its line number) and the run goes on; an unseen UniMorph feature is
     read as the unknown feature, with a warning. The exit status is 1 when any line failed;
     --strict stops at the first.

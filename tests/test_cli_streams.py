@@ -121,3 +121,49 @@ def test_train_refuses_non_finite_and_absurd_floats_up_front(tmp_path, option, v
     assert result.exit_code == 2  # a usage error, before any data are read
     assert f"Invalid value for '{option}'" in result.output
     assert not out.exists()  # no run folder left to block a rerun
+
+
+# --- item 10: unclear or silent answers --------------------------------------------------------
+
+
+def test_evaluate_names_a_baseline_file_that_is_not_utf8(tmp_path):
+    gold = tmp_path / "german-dev"
+    gold.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    pred = tmp_path / "german.pred"
+    pred.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    baseline = tmp_path / "baseline.csv"
+    # "Deutsch" with ü written in Latin-1 (0xFC): not UTF-8, at the 26th byte
+    baseline.write_bytes(b"language,setting,accuracy,levenshtein\nd\xfc,high,1,1\n")
+    result = CliRunner().invoke(main, [
+        "evaluate", "--pred", str(pred), "--gold", str(gold), "--baseline", str(baseline),
+        "--out", str(tmp_path / "res"), "--format", "tsv",
+    ])
+    assert result.exit_code == 1 and result.exception.__class__ is SystemExit
+    assert f"{baseline}: not UTF-8 text" in result.output
+
+
+def test_evaluate_refuses_a_language_the_file_name_does_not_give(tmp_path):
+    gold = tmp_path / "de50-dev"  # 'de50' is no language: ask for --lang, do not label it
+    gold.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    pred = tmp_path / "de50.pred"
+    pred.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold)])
+    assert result.exit_code == 1
+    assert str(gold) in result.output and "--lang" in result.output
+    given = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold),
+                                      "--lang", "de", "--format", "tsv"])
+    assert given.exit_code == 0, given.output
+    assert given.output.splitlines()[1].split("\t")[:3] == ["german", "1", "100.0"]
+
+
+def test_predict_strips_whitespace_around_the_lemma(tmp_path):
+    from inflect.predict import InputError, make_query, read_queries
+
+    query = make_query(" Haus ", " N;DAT;PL ", "de")
+    assert query.lemma == "Haus" and str(query.tags) == "N;DAT;PL"
+    assert make_query("wandert aus", "V;NFIN").lemma == "wandert aus"  # inner spaces kept
+    with pytest.raises(InputError):
+        make_query("  ", "N;DAT;PL")
+    path = tmp_path / "in.tsv"
+    path.write_text(" Haus\tN;DAT;PL\nBaum \tN;NOM;PL\n", encoding="utf-8")
+    assert [q.lemma for q in read_queries(path)] == ["Haus", "Baum"]
