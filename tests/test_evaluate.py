@@ -481,7 +481,7 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     assert result.exit_code != 0 and f"{bad}:1: expected 3" in result.output
 
     covered = _write(tmp_path / "covered.tsv", [("Haus", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(pred), "--gold", str(covered))
+    result = run("evaluate", "--pred", str(pred), "--gold", str(covered), "--lang", "de")
     assert result.exit_code != 0 and f"{covered}: the file has no forms" in result.output
 
 
