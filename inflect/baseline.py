@@ -37,7 +37,13 @@ def read_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
     """
     import pandas as pd
 
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}: {exc.reason}); the baseline table "
+            "is a UTF-8 CSV file with the columns language,setting,accuracy,levenshtein"
+        ) from None
     missing = [c for c in BASELINE_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 
 import click
@@ -60,6 +62,20 @@ _threads_option = click.option(
          "cores: cores minus the load average, at least 1).")
 
 
+class _FiniteFloat(click.FloatRange):
+    """A float option that must be finite (``nan``, ``inf`` refused) and in its range."""
+
+    name = "finite float"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
+
+
 def _set_threads(threads: int | None) -> None:
     """Apply --threads (or the environment's / the idle cores' count); errors are usage errors."""
     from inflect.threads import set_threads
@@ -70,7 +86,129 @@ def _set_threads(threads: int | None) -> None:
         raise click.UsageError(str(exc)) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class ClosedStreamError(OSError):
+    """Reading or writing a standard stream that was closed when ``inflect`` started
+    (``<&-``, ``>&-``): its message says which and what to do."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.errno = errno.EBADF
+
+
+class _ClosedStream:
+    """Stands for a standard stream that was closed at start (``sys.stdin`` / ``sys.stdout`` is
+    then None): not a terminal, and any reading or writing raises :class:`ClosedStreamError`."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.closed = False  # to click: a stream that is there, so it is used (and fails)
+        self.encoding = "utf-8"
+        self.errors = "strict"
+
+    @property
+    def buffer(self) -> _ClosedStream:
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def _fail(self, *_args, **_kwargs):
+        if self.name == "stdin":
+            raise ClosedStreamError(
+                "cannot read standard input: it is closed; give the inputs as arguments or "
+                "with --input FILE"
+            )
+        raise ClosedStreamError(
+            "cannot write the results: standard output is closed; redirect it to a file "
+            "(> FILE) or to /dev/null"
+        )
+
+    read = readline = readlines = write = writelines = fileno = _fail
+
+    def flush(self) -> None:  # nothing was written (and Python flushes at exit)
+        return None
+
+    def __iter__(self):
+        self._fail()
+
+    def __next__(self):
+        self._fail()
+
+
+def _guard_standard_streams() -> None:
+    """Stand-ins for the standard streams closed at start (Python sets them to None): the file
+    descriptor is held by /dev/null, so that no file opened later takes its number, and
+    ``sys.stdin`` / ``sys.stdout`` fail with a clear message when used (``sys.stderr`` writes
+    to /dev/null: the exit status still tells)."""
+    import sys
+
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != fd:  # pragma: no cover - a lower number was free: leave it
+                os.close(held)
+        if name == "stderr":
+            sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        else:
+            setattr(sys, name, _ClosedStream(name))
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the quota) is full: OSError ENOSPC / EDQUOT, or the
+    safetensors writer's error with the operating system's message."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return True
+    text = str(exc)
+    return any(
+        word in text for word in ("No space left on device", "StorageFull", "Disk quota exceeded")
+    )
+
+
+def _stream_problem(exc: BaseException) -> str | None:
+    """The one-line message for an error of a closed or broken standard stream, or of a full
+    disk, else None."""
+    if isinstance(exc, OSError) and _disk_full(exc):
+        where = f"cannot write {exc.filename}" if exc.filename else "cannot write a file"
+        return f"{where}: the disk is full ({exc.strerror or exc}); free some space and rerun"
+    if isinstance(exc, ClosedStreamError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.EBADF):
+        return f"a standard stream is closed or broken ({exc.strerror or exc})"
+    if isinstance(exc, ValueError) and "closed file" in str(exc):
+        return f"a standard stream is closed ({exc})"
+    return None
+
+
+class _InflectGroup(click.Group):
+    """The ``inflect`` group: one place where a closed or broken standard stream (``<&-``,
+    ``>&-``, a pipe whose reader went away) becomes a one-line error with exit status 1, not a
+    traceback, whichever command meets it."""
+
+    def main(self, *args, **kwargs):
+        _guard_standard_streams()
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context):
+        import sys
+
+        try:
+            return super().invoke(ctx)
+        except (OSError, ValueError) as exc:
+            problem = _stream_problem(exc)
+            if problem is None:
+                raise
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # the reader went away: quiet the flush at exit (no "Exception ignored")
+                with contextlib.suppress(OSError, ValueError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.ClickException(problem) from None
+
+
+@click.group(cls=_InflectGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="inflect")
 def main() -> None:
     """Morphological inflection with sparse sequence-to-sequence models.
@@ -124,17 +262,17 @@ _TRAIN_CONFIG_OPTIONS = {
                    "of the BiLSTM; default: the preset's, 300 in the paper, 200 for cpu-small).")
 @click.option("--layers", type=click.IntRange(min=1), default=None,
               help="LSTM layers of the encoder and of the decoder (default: the preset's).")
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Adam's initial step size (default: the preset's, 1e-3; halved whenever the "
-                   "dev loss rises).")
+@click.option("--learning-rate", type=_FiniteFloat(min=0, max=10, min_open=True), default=None,
+              help="Adam's initial step size, in (0, 10] (default: the preset's, 1e-3; halved "
+                   "whenever the dev loss rises).")
 @click.option("--dev-sample", type=click.IntRange(min=0), default=None,
               help="Select the model on at most this many dev words per language (a fixed "
                    "sample; 0 = all; default: the preset's, 100 for cpu-small-plain, else "
                    "all).")
-@click.option("--language-temperature", type=click.FloatRange(0.5, 100), default=None,
+@click.option("--language-temperature", type=_FiniteFloat(0.5, 100), default=None,
               help="Mix of languages per epoch: 1 = every item once (as given); T > 1 draws "
                    "language l in proportion to n_l^(1/T) (small languages more often).")
-@click.option("--checkpoint-minutes", type=click.FloatRange(min=0), default=None,
+@click.option("--checkpoint-minutes", type=_FiniteFloat(min=0), default=None,
               help="Save the resumable trainer state at least this often inside an epoch "
                    f"(default {defaults.CHECKPOINT_SECONDS / 60:g}).")
 @click.option("--precision", type=click.Choice(["auto", "float32"]), default="auto",
@@ -225,6 +363,14 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
             raise SystemExit(130) from None
         except (ValueError, FileExistsError, FileNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
+        except Exception as exc:
+            if not _disk_full(exc):
+                raise
+            raise click.ClickException(
+                f"cannot write into {out_dir}: the disk is full ({exc}); the files saved there "
+                "before are intact: free some space, then continue the run with --resume (or "
+                "remove the folder to start anew)"
+            ) from None
     console.print(
         f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
         f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
@@ -872,7 +1018,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
     cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come.
-    Every line gets an answer or an error record (a line that cannot be read, or an input the
+    Whitespace around a lemma (an argument or a line's field) is removed, spaces inside it
+    kept; around the tag bundle's features likewise. Every line gets an answer or an error record (a line that cannot be read, or an input the
     model cannot take, with its line number) and the run goes on; an unseen UniMorph feature is
     read as the unknown feature, with a warning. The exit status is 1 when any line failed;
     --strict stops at the first.

@@ -7,9 +7,16 @@ Formats (one example a line, fields separated by a TAB):
   dev files.
 - ``"covered"``: ``lemma<TAB>tags`` — the shared task's covered test files (no form).
 - ``"2023"``: ``lemma<TAB>tags<TAB>form`` — the SIGMORPHON 2023 order.
-- ``"auto"``: detected from the first non-blank line by :func:`detect_format`: ``"covered"`` if it
-  has two fields; with three, ``"2023"`` if the second field is the one that looks like a tag
-  bundle, else ``"2018"``.
+- ``"auto"``: detected from the evidence of the whole file by :func:`detect_layout` (every line,
+  or :data:`LAYOUT_SAMPLE_LINES` spread over a longer file): ``"covered"`` if most lines have two
+  fields; with three, ``"2023"`` if on most of the lines that tell the layouts apart the second
+  field is the one that looks like a tag bundle, ``"2018"`` if the third; a file whose lines
+  disagree (more than :data:`LAYOUT_MAX_DISSENT` of them) is refused with a message asking for
+  the layout, and a line that plainly contradicts the layout found is an error of its own.
+
+The features of the 2023 data may take a bracketed argument, itself separated by commas or
+semicolons (``NOM(1,SG)``, ``ACC(PL)``, ``DAT(PL;LGSPEC2)``): such a feature is *one* feature; a
+``;`` inside brackets does not separate features.
 
 Text is UTF-8; CRLF line endings and a leading byte-order mark are accepted; a blank line is
 skipped and counted. Lemmas and forms are kept exactly as written, spaces included (German
@@ -63,8 +70,48 @@ _CONTROL_NAMES = {
     0x2028: "LINE SEPARATOR",
     0x2029: "PARAGRAPH SEPARATOR",
 }
-# The characters of a UniMorph feature, with an upper-case letter or a digit (N, V.PTCP, 1+EXCL).
-_FEATURE = re.compile(r"[A-Za-z0-9.+/:_{}()\-]*[A-Z0-9][A-Za-z0-9.+/:_{}()\-]*")
+# The characters of a UniMorph feature, with an upper-case letter or a digit (N, V.PTCP, 1+EXCL,
+# and the 2023 data's features with an argument: NOM(1,SG), DAT(PL;LGSPEC2)).
+_FEATURE = re.compile(r"[A-Za-z0-9.+/:_{}()\[\],;\-]*[A-Z0-9][A-Za-z0-9.+/:_{}()\[\],;\-]*")
+_OPENING = "([{"
+_CLOSING = ")]}"
+
+#: Lines of a file that :func:`detect_layout` reads: all of a file up to this many, else this many
+#: spread evenly over it.
+LAYOUT_SAMPLE_LINES = 5000
+#: The largest share of the telling lines (those where one field looks more like a tag bundle than
+#: the other) that may disagree with the rest before a file's layout is called ambiguous.
+LAYOUT_MAX_DISSENT = 0.1
+#: Lines of a stream (``iter_examples``) that wait for the layout to be told before the first is
+#: answered, unless one tells it plainly before (2 fields; or 3 with a bundle of several features
+#: in one tag field and no feature in the other).
+LAYOUT_STREAM_LINES = 64
+
+
+def split_features(text: str) -> list[str]:
+    """The features of a tag bundle as written: ``text`` split on the ``;`` that are outside
+    brackets, so that a 2023 feature with an argument stays one (``V;NOM(1,SG)`` -> ``V``,
+    ``NOM(1,SG)``; ``N;DAT(PL;LGSPEC2)`` -> ``N``, ``DAT(PL;LGSPEC2)``). Whitespace is kept.
+
+    A bracket that is never closed (or closed without being opened) is not counted: the text
+    is then split on every ``;`` outside the brackets that do match."""
+    if "(" not in text and "[" not in text and "{" not in text:
+        return text.split(";")
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, c in enumerate(text):
+        if c in _OPENING:
+            depth += 1
+        elif c in _CLOSING:
+            depth = max(depth - 1, 0)
+        elif c == ";" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    if depth:  # an unclosed bracket: do not swallow the rest of the bundle
+        return text.split(";")
+    return parts
 
 
 def control_character(text: str) -> str | None:
@@ -102,9 +149,9 @@ def control_problem(text: str, what: str) -> str | None:
 
 
 def _looks_like_feature(text: str) -> bool:
-    """A UniMorph feature as the shared tasks write them: ASCII letters, digits and ``.+/:_{}()-``
-    with at least as many upper-case letters and digits as lower-case letters (``N``,
-    ``V.PTCP``, ``LgSPEC8``, ``non{NOM}``; not ``Haus``)."""
+    """A UniMorph feature as the shared tasks write them: ASCII letters, digits and
+    ``.+/:_{}()[],;-`` with at least as many upper-case letters and digits as lower-case letters
+    (``N``, ``V.PTCP``, ``LgSPEC8``, ``non{NOM}``, the 2023 ``NOM(1,SG)``; not ``Haus``)."""
     if not _FEATURE.fullmatch(text):
         return False
     lower = sum(c.islower() for c in text)
@@ -114,7 +161,7 @@ def _looks_like_feature(text: str) -> bool:
 def _bundle_score(text: str) -> int:
     """How much ``text`` looks like a tag bundle: 2 for features joined by ``;``, 1 for one
     feature, 0 otherwise (a word)."""
-    parts = [p.strip(_WHITESPACE) for p in text.split(";")]
+    parts = [p.strip(_WHITESPACE) for p in split_features(text)]
     if not all(_looks_like_feature(p) for p in parts):
         return 0
     return 2 if len(parts) > 1 else 1
@@ -136,6 +183,99 @@ def detect_format(fields: list[str]) -> Format | None:
     if len(fields) != 3:
         return None
     return "2023" if _bundle_score(fields[1]) > _bundle_score(fields[2]) else "2018"
+
+
+def _vote(fields: list[str]) -> tuple[str | None, bool]:
+    """What one line of 3 fields says about the layout: ``("2023", strong)`` when its second
+    field looks more like a tag bundle than its third, ``("2018", strong)`` the other way round,
+    ``(None, False)`` when it cannot tell; ``strong`` when one is a bundle of several features
+    and the other no feature at all."""
+    second, third = _bundle_score(fields[1]), _bundle_score(fields[2])
+    if second == third:
+        return None, False
+    return ("2023" if second > third else "2018"), abs(second - third) == 2
+
+
+_LAYOUT_WORDS = {"2018": "lemma<TAB>form<TAB>tags (2018)", "2023": "lemma<TAB>tags<TAB>form (2023)"}
+
+
+def detect_layout(
+    lines: Iterable[str], source: str = "<string>", *, sample: int = LAYOUT_SAMPLE_LINES
+) -> Format | None:
+    """The layout of a file from all of its lines (or ``sample`` of them spread evenly over it),
+    for ``fmt="auto"``.
+
+    Most lines of 2 fields: ``"covered"``. Most of 3: each line votes for the layout whose tag
+    field looks more like a tag bundle (:func:`detect_format`); the majority wins, ``"2018"``
+    (the shared task's) when no line can tell. When more than :data:`LAYOUT_MAX_DISSENT` of the
+    lines that tell disagree with the majority, the file is ambiguous.
+
+    Args:
+        lines: the lines (a trailing CR, blank lines and a leading BOM are ignored).
+        source: the file name for the message.
+        sample: at most this many lines are read, spread evenly.
+
+    Returns:
+        The layout, or None when no line has 2 or 3 fields.
+
+    Raises:
+        DataFormatError: the lines disagree; the message names the file, counts both kinds with
+            a line of each, and asks for the layout (``--input-format`` / ``--format``).
+    """
+    lines = lines if isinstance(lines, list) else list(lines)
+    step = max(1, -(-len(lines) // sample)) if sample > 0 else 1
+    widths = {2: 0, 3: 0}
+    first_width = 0
+    votes = {"2018": 0, "2023": 0}
+    example: dict[str, int] = {}
+    for index in range(0, len(lines), step):
+        line = lines[index]
+        if line.endswith("\r"):
+            line = line[:-1]
+        if index == 0 and line.startswith(_BOM):
+            line = line[1:]
+        if not line.strip(_WHITESPACE):
+            continue
+        fields = line.split("\t")
+        if len(fields) not in widths:
+            continue
+        widths[len(fields)] += 1
+        first_width = first_width or len(fields)
+        if len(fields) == 3:
+            vote, _ = _vote(fields)
+            if vote is not None:
+                votes[vote] += 1
+                example.setdefault(vote, index + 1)
+    if not widths[2] and not widths[3]:
+        return None
+    if widths[2] > widths[3] or (widths[2] == widths[3] and first_width == 2):
+        return "covered"
+    major, minor = ("2023", "2018") if votes["2023"] > votes["2018"] else ("2018", "2023")
+    telling = votes[major] + votes[minor]
+    if votes[minor] and votes[minor] > LAYOUT_MAX_DISSENT * telling:
+        raise DataFormatError(
+            source,
+            None,
+            "cannot tell the layout of the file: "
+            f"{votes['2018']:,} of the lines read look like {_LAYOUT_WORDS['2018']} (e.g. line "
+            f"{example['2018']}), {votes['2023']:,} like {_LAYOUT_WORDS['2023']} (e.g. line "
+            f"{example['2023']}); give the layout (--input-format 2018 or 2023; `inflect data "
+            "check` takes --format)",
+        )
+    return major  # type: ignore[return-value]
+
+
+def _contradiction(fields: list[str], resolved: str) -> str | None:
+    """The message for a line of 3 fields that plainly has the other layout than ``resolved``
+    (its form field a bundle of several features, its tag field no feature), or None."""
+    vote, strong = _vote(fields)
+    if not strong or vote == resolved:
+        return None
+    return (
+        f"the line looks like {_LAYOUT_WORDS[vote]}, but the file's layout is "
+        f"{_LAYOUT_WORDS[resolved]}; give the layout if it was detected wrong "
+        "(--input-format 2018 or 2023)"
+    )
 
 
 class DataFormatError(ValueError):
@@ -231,7 +371,7 @@ class TagBundle:
         """
         if not text.strip(_WHITESPACE):
             raise ValueError("empty tag bundle")
-        raw = text.split(";")
+        raw = split_features(text)
         features = []
         padded = False
         for item in raw:
@@ -546,6 +686,19 @@ def parse_lines(
     append = examples.append
     bundles: dict[str, TagBundle] = {}
     resolved = None if fmt == "auto" else fmt
+    if resolved is None:
+        try:
+            resolved = detect_layout(
+                [line for number, line in enumerate(lines, 1) if number not in bad_lines], source
+            )
+        except DataFormatError as exc:
+            if not collect_errors:
+                raise
+            errors.append(exc)
+            stats.fmt = "auto"
+            return ParsedFile(examples, stats, errors)
+    check_layout = fmt == "auto" and resolved in ("2018", "2023")
+    tag_words: dict[str, bool] = {}
     names: tuple[str, ...] = _FIELDS[resolved] if resolved else ()
     width = len(names)
     lemma_at, form_at, tags_at = _positions(names)
@@ -595,6 +748,16 @@ def parse_lines(
         if controls and _CONTROL_IN_LINE.search(line):
             fail(number, _control_in_fields(names, fields) + _cr_hint(line), line)
             continue
+        if check_layout:
+            # only a tag field that is no feature at all can contradict the layout (cached)
+            word = tag_words.get(tags_text)
+            if word is None:
+                word = tag_words[tags_text] = _bundle_score(tags_text) == 0
+            if word:
+                contradiction = _contradiction(fields, resolved)  # type: ignore[arg-type]
+                if contradiction is not None:
+                    fail(number, contradiction, line)
+                    continue
         bundle = bundles.get(tags_text)
         if bundle is None:
             try:
@@ -708,9 +871,12 @@ def iter_examples(
 ) -> Iterator[Example | DataFormatError]:
     """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
 
-    Each line goes through :func:`parse_lines` (the same rules, format detection on the first
-    non-blank line, blank lines skipped), so a consumer gets every example before a malformed line
-    and then the error. With ``errors="raise"`` nothing after it is read; with
+    Each line goes through :func:`parse_lines` (the same rules, blank lines skipped), so a
+    consumer gets every example before a malformed line and then the error. With ``fmt="auto"``
+    the layout is told by :func:`detect_layout` from the first lines: they wait until one tells it
+    plainly (2 fields; or 3, one tag field a bundle of several features and the other no feature
+    at all), or :data:`LAYOUT_STREAM_LINES` have come, or the input ends; a later line that plainly
+    has the other layout is an error of its own. With ``errors="raise"`` nothing after it is read; with
     ``errors="yield"`` the error is yielded in the line's place and reading goes on (every line
     gets an example or an error). Used to read standard input as it arrives.
 
@@ -738,7 +904,61 @@ def iter_examples(
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if errors not in ("raise", "yield"):
         raise ValueError(f"errors must be 'raise' or 'yield', got {errors!r}")
-    resolved: Format = fmt
+    resolved: Format | None = None if fmt == "auto" else fmt
+    ambiguous: DataFormatError | None = None
+    # with fmt="auto", lines wait here until the layout is told (detect_layout over them)
+    waiting: list[tuple[int, str | DataFormatError]] = []
+
+    def read(number: int, line: str) -> Iterator[Example | DataFormatError]:
+        if ambiguous is not None:
+            problem = DataFormatError(source, number, ambiguous.what, line)
+        else:
+            problem = None
+            if fmt == "auto" and resolved in ("2018", "2023"):
+                fields = line.rstrip("\r").split("\t")
+                if len(fields) == 3:
+                    what = _contradiction(fields, resolved)
+                    if what is not None:
+                        problem = DataFormatError(source, number, what, line)
+            if problem is None:
+                # a blank first line keeps parse_lines from treating a later line as a file
+                # start (BOM)
+                chunk = [line] if number == 1 else ["", line]
+                parsed = parse_lines(
+                    chunk, source=source, language=language, fmt=resolved or "auto",
+                    collect_errors=True,
+                )
+                if parsed.errors:
+                    first = parsed.errors[0]
+                    problem = DataFormatError(source, number, first.what, first.value)
+                else:
+                    for example in parsed.examples:
+                        yield _new_example(
+                            example.lemma, example.tags, example.form, language, source, number
+                        )
+                    return
+        if errors == "raise":
+            raise problem
+        yield problem
+
+    def release() -> Iterator[Example | DataFormatError]:
+        nonlocal resolved, ambiguous
+        if resolved is None and waiting:
+            try:
+                resolved = detect_layout(
+                    [line for _, line in waiting if isinstance(line, str)], source, sample=0
+                )
+            except DataFormatError as exc:
+                if errors == "raise":
+                    raise
+                ambiguous = exc
+        for number, line in waiting:
+            if isinstance(line, str):
+                yield from read(number, line)
+            else:
+                yield line  # a line that was not UTF-8 (errors="yield")
+        waiting.clear()
+
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
             try:
@@ -751,8 +971,12 @@ def iter_examples(
                     raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
                 )
                 if errors == "raise":
+                    yield from release()
                     raise error from None
-                yield error
+                if waiting:
+                    waiting.append((number, error))
+                else:
+                    yield error
                 continue
         else:
             line = raw
@@ -761,22 +985,18 @@ def iter_examples(
         if on_blank is not None and not line.strip():
             on_blank(number)
             continue
-        # a blank first line keeps parse_lines from treating a later line as a file start (BOM)
-        chunk = [line] if number == 1 else ["", line]
-        parsed = parse_lines(
-            chunk, source=source, language=language, fmt=resolved, collect_errors=True
-        )
-        if parsed.errors:
-            first = parsed.errors[0]
-            error = DataFormatError(source, number, first.what, first.value)
-            if errors == "raise":
-                raise error
-            yield error
+        if resolved is not None or ambiguous is not None:
+            yield from read(number, line)
             continue
-        for example in parsed.examples:
-            if resolved == "auto":
-                resolved = parsed.stats.fmt  # type: ignore[assignment]
-            yield _new_example(example.lemma, example.tags, example.form, language, source, number)
+        waiting.append((number, line))
+        fields = line.rstrip("\r").split("\t")
+        if (
+            len(waiting) >= LAYOUT_STREAM_LINES
+            or len(fields) == 2
+            or (len(fields) == 3 and _vote(fields)[1])
+        ):
+            yield from release()
+    yield from release()
 
 
 def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile:
@@ -845,7 +1065,7 @@ def input_key(example: Example) -> Key:
 
 def written_features(tags: TagBundle) -> tuple[str, ...]:
     """The features of a tag bundle in the order written, repeats kept, whitespace removed."""
-    return tuple(feature.strip() for feature in tags.text.split(";"))
+    return tuple(feature.strip() for feature in split_features(tags.text))
 
 
 def load_split(

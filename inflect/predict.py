@@ -476,7 +476,29 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
             tags = TagBundle.parse(tags)
         except ValueError as exc:
             raise InputError(str(exc), tags) from None
-    return Example(lemma=lemma, tags=tags, form=None, language=language or "")
+    return Example(lemma=strip_lemma(lemma), tags=tags, form=None, language=language or "")
+
+
+def strip_lemma(lemma: str) -> str:
+    """The lemma of a query without surrounding whitespace (``" Haus "`` -> ``"Haus"``): a
+    space typed around a lemma is no part of it (spaces inside, ``wandert aus``, are kept).
+
+    Raises:
+        InputError: nothing is left (the lemma is empty or only whitespace).
+    """
+    stripped = lemma.strip()
+    if not stripped:
+        raise InputError("empty lemma", lemma)
+    return stripped
+
+
+def _stripped(examples: Iterator[Example | DataFormatError]) -> Iterator[Example | DataFormatError]:
+    """The queries of an input file with their lemmas stripped (:func:`strip_lemma`); the tag
+    bundle's surrounding whitespace is already removed by its parser."""
+    for example in examples:
+        if isinstance(example, Example) and example.lemma != example.lemma.strip():
+            example = dataclasses.replace(example, lemma=example.lemma.strip())
+        yield example
 
 
 def _not_utf8(text: str) -> bool:
@@ -522,18 +544,23 @@ def read_queries(
     source = "<stdin>" if str(path) == "-" else str(path)
     blank = None if on_blank is None else (lambda number: on_blank(source, number))
     if source == "<stdin>":
-        yield from iter_examples(
-            sys.stdin.buffer,
-            source=source,
-            language=language or "",
-            fmt=fmt,
-            on_blank=blank,
-            errors=errors,
+        yield from _stripped(
+            iter_examples(
+                sys.stdin.buffer,
+                source=source,
+                language=language or "",
+                fmt=fmt,
+                on_blank=blank,
+                errors=errors,
+            )
         )
         return
     with open(path, "rb") as handle:
-        yield from iter_examples(
-            handle, source=source, language=language or "", fmt=fmt, on_blank=blank, errors=errors
+        yield from _stripped(
+            iter_examples(
+                handle, source=source, language=language or "", fmt=fmt, on_blank=blank,
+                errors=errors,
+            )
         )
 
 

@@ -39,7 +39,7 @@ from inflect.data import (
     Format,
     Key,
     input_key,
-    language_from_filename,
+    language_of_file,
     read_inflections,
 )
 
@@ -268,7 +268,8 @@ def score_files(
 
         names = [resolve(name).name for name in languages]
     else:
-        names = [language_from_filename(path) for path in gold_paths]
+        # a name that is no known language (de50-dev) is an error asking for --lang, not a label
+        names = [language_of_file(path) for path in gold_paths]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise ValueError(f"language(s) given to more than one file pair: {', '.join(repeated)}")

@@ -473,13 +473,15 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     assert result.exit_code != 0 and "german" in result.output  # the closest name suggested
 
     bad = _write(tmp_path / "bad.tsv", [("Haus", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(bad), "--gold", str(gold))
+    # (a language the file name does not give is an error of its own: --lang names it)
+    result = run("evaluate", "--pred", str(bad), "--gold", str(gold), "--lang", "de")
     assert result.exit_code != 0 and f"{bad}: the file has no forms (2 fields" in result.output
-    result = run("evaluate", "--pred", str(bad), "--gold", str(gold), "--input-format", "2018")
+    result = run("evaluate", "--pred", str(bad), "--gold", str(gold), "--lang", "de",
+                 "--input-format", "2018")
     assert result.exit_code != 0 and f"{bad}:1: expected 3" in result.output
 
     covered = _write(tmp_path / "covered.tsv", [("Haus", "N;NOM;PL")])
-    result = run("evaluate", "--pred", str(pred), "--gold", str(covered))
+    result = run("evaluate", "--pred", str(pred), "--gold", str(covered), "--lang", "de")
     assert result.exit_code != 0 and f"{covered}: the file has no forms" in result.output
 
 

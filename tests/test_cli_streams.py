@@ -1,0 +1,169 @@
+"""Issue 37 items 9 and 10 (in part): a closed standard stream, a full disk and absurd option values
+end `inflect` with a one-line error and a nonzero exit status, never a Python traceback."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import safetensors
+from click.testing import CliRunner
+from test_train import _cli_train_args, _german_low_data
+
+import inflect.checkpoint
+from inflect.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shell(command: str) -> subprocess.CompletedProcess:
+    """``python -m inflect COMMAND`` under bash (so that ``<&-`` / ``>&-`` close a stream)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "INFLECT_THREADS": "1"}
+    line = f"{shlex.quote(sys.executable)} -m inflect {command}"
+    return subprocess.run(
+        ["bash", "-c", line], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("predict --lang de --input - <&-", "cannot read standard input: it is closed"),
+        ("predict --lang de <&-", "cannot read standard input: it is closed"),
+        ("predict --lang de Haus 'N;DAT;PL' >&-", "standard output is closed"),
+        ("predict --lang de Haus 'N;DAT;PL' --format table >&-", "standard output is closed"),
+        ("models >&-", "standard output is closed"),
+        ("models --format table >&-", "standard output is closed"),
+    ],
+)
+def test_a_closed_standard_stream_is_a_one_line_error(command, says):
+    done = shell(command)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    assert says in done.stderr
+    assert done.stderr.strip().count("\n") == 0  # one line
+
+
+def test_translate_with_standard_input_closed(monkeypatch, tmp_path):
+    """The same handler serves `inflect translate` (its sentences read from standard input):
+    stand-in translator, standard input None as Python sets it when fd 0 is closed."""
+    import inflect.translate
+
+    class Echo:
+        def stream(self, queries):
+            yield from queries
+
+    monkeypatch.setattr(
+        inflect.translate.Translator, "from_checkpoints", classmethod(lambda *a, **k: Echo())
+    )
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(Exception) as caught:
+        main.main(["translate", "--model", str(tmp_path), "--format", "tsv"],
+                  standalone_mode=False)
+    assert type(caught.value).__name__ == "ClickException"
+    assert "cannot read standard input: it is closed" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        safetensors.SafetensorError(
+            'Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No '
+            'space left on device" })'
+        ),
+        OSError(errno.ENOSPC, "No space left on device"),
+    ],
+    ids=["safetensors", "oserror"],
+)
+def test_a_full_disk_during_train_names_the_folder(tmp_path, monkeypatch, failure):
+    data = _german_low_data(tmp_path)
+    out = tmp_path / "run"
+    args = [*_cli_train_args(data, "deu", "softmax"), "--out", str(out)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix == ".safetensors"}
+
+    def full(*_args, **_kwargs):
+        raise failure
+
+    monkeypatch.setattr(inflect.checkpoint, "save_file", full)
+    resumed = [*args[:-6], "--epochs", "2", "--resume", "--data-dir", str(data), "--out", str(out)]
+    result = CliRunner().invoke(main, resumed)
+    assert result.exit_code == 1
+    assert not isinstance(result.exception, (OSError, safetensors.SafetensorError))
+    assert f"cannot write into {out}: the disk is full" in result.output
+    assert "--resume" in result.output
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix == ".safetensors"}
+    assert after == before  # intact
+    assert not [p for p in out.iterdir() if p.name.endswith(".part")]  # nothing half-written
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--learning-rate", "inf"),
+        ("--learning-rate", "nan"),
+        ("--learning-rate", "1e30"),  # finite but absurd: outside (0, 10]
+        ("--learning-rate", "0"),
+        ("--checkpoint-minutes", "nan"),
+        ("--checkpoint-minutes", "inf"),
+        ("--language-temperature", "nan"),
+    ],
+)
+def test_train_refuses_non_finite_and_absurd_floats_up_front(tmp_path, option, value):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["train", "--lang", "de", "--out", str(out), option, value])
+    assert result.exit_code == 2  # a usage error, before any data are read
+    assert f"Invalid value for '{option}'" in result.output
+    assert not out.exists()  # no run folder left to block a rerun
+
+
+# --- item 10: unclear or silent answers --------------------------------------------------------
+
+
+def test_evaluate_names_a_baseline_file_that_is_not_utf8(tmp_path):
+    gold = tmp_path / "german-dev"
+    gold.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    pred = tmp_path / "german.pred"
+    pred.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    baseline = tmp_path / "baseline.csv"
+    # "Deutsch" with ü written in Latin-1 (0xFC): not UTF-8, at the 26th byte
+    baseline.write_bytes(b"language,setting,accuracy,levenshtein\nd\xfc,high,1,1\n")
+    result = CliRunner().invoke(main, [
+        "evaluate", "--pred", str(pred), "--gold", str(gold), "--baseline", str(baseline),
+        "--out", str(tmp_path / "res"), "--format", "tsv",
+    ])
+    assert result.exit_code == 1 and result.exception.__class__ is SystemExit
+    assert f"{baseline}: not UTF-8 text" in result.output
+
+
+def test_evaluate_refuses_a_language_the_file_name_does_not_give(tmp_path):
+    gold = tmp_path / "de50-dev"  # 'de50' is no language: ask for --lang, do not label it
+    gold.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    pred = tmp_path / "de50.pred"
+    pred.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold)])
+    assert result.exit_code == 1
+    assert str(gold) in result.output and "--lang" in result.output
+    given = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold),
+                                      "--lang", "de", "--format", "tsv"])
+    assert given.exit_code == 0, given.output
+    assert given.output.splitlines()[1].split("\t")[:3] == ["german", "1", "100.0"]
+
+
+def test_predict_strips_whitespace_around_the_lemma(tmp_path):
+    from inflect.predict import InputError, make_query, read_queries
+
+    query = make_query(" Haus ", " N;DAT;PL ", "de")
+    assert query.lemma == "Haus" and str(query.tags) == "N;DAT;PL"
+    assert make_query("wandert aus", "V;NFIN").lemma == "wandert aus"  # inner spaces kept
+    with pytest.raises(InputError):
+        make_query("  ", "N;DAT;PL")
+    path = tmp_path / "in.tsv"
+    path.write_text(" Haus\tN;DAT;PL\nBaum \tN;NOM;PL\n", encoding="utf-8")
+    assert [q.lemma for q in read_queries(path)] == ["Haus", "Baum"]
