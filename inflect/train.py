@@ -68,6 +68,7 @@ __all__ = [
     "TrainResult",
     "Trainer",
     "TrainingData",
+    "TrainingDiverged",
     "TrainingInterrupted",
     "build_model",
     "dev_sample",
@@ -218,6 +219,30 @@ class TrainingInterrupted(KeyboardInterrupt):
         super().__init__(
             f"training interrupted; resumable from {where} "
             f"(run again with --resume --out {out_dir})"
+        )
+        self.out_dir = out_dir
+        self.epoch = epoch
+        self.batch = batch
+
+
+class TrainingDiverged(ValueError):
+    """Raised when an update's loss is not finite (the run diverged); the update is not applied
+    and nothing more is saved, so the run folder keeps what was saved before.
+
+    Attributes:
+        out_dir: the run folder.
+        epoch: the epoch (1-based) of the update.
+        batch: the update's batch in the epoch (1-based).
+    """
+
+    def __init__(self, out_dir: Path, epoch: int, batch: int, batches: int, learning_rate: float,
+                 saved_epoch: int):
+        kept = (f"the state saved there before (after epoch {saved_epoch}) is intact"
+                if saved_epoch else "no epoch was finished")
+        super().__init__(
+            f"training diverged at epoch {epoch}, batch {batch} of {batches}: the loss is not "
+            f"finite (learning rate {learning_rate:g}); {kept}. Start again with a lower "
+            f"--learning-rate and another --out, or remove {out_dir}"
         )
         self.out_dir = out_dir
         self.epoch = epoch
@@ -1015,6 +1040,10 @@ class Trainer:
         with _autocast(self.device):
             loss, n_tok = self._loss(batch)
         total_loss, total_tokens = self.world.sum_counts(loss.detach(), n_tok)
+        if not math.isfinite(total_loss):  # every process sees the same sum: all stop here
+            st = self.state
+            raise TrainingDiverged(self.out, st.epoch + 1, st.batch + 1, self.batches_per_epoch,
+                                   self.optimizer.param_groups[0]["lr"], st.epoch)
         (loss / (total_tokens / self.world.size)).backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
         self.optimizer.step()

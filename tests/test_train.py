@@ -37,6 +37,7 @@ from inflect.search import greedy
 from inflect.train import (
     Trainer,
     TrainingData,
+    TrainingDiverged,
     TrainingInterrupted,
     initial_config,
     make_batch,
@@ -220,6 +221,32 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
 
 
 @pytest.mark.slow
+def test_a_diverging_run_says_where_and_stays_resumable(tmp_path, monkeypatch):
+    train_items, dev_items = synthetic.items(96, seed=7), synthetic.items(24, seed=8)
+    data = TrainingData(train_items, dev_items)
+    poisoned = {"on": False}
+    loss_of = Seq2Seq.loss
+
+    def loss(self, batch, *args, **kwargs):
+        value, n = loss_of(self, batch, *args, **kwargs)
+        return (value * math.nan, n) if poisoned["on"] and self.training else (value, n)
+
+    def poison(event, info):
+        if event == "batch" and info["epoch"] == 2 and info["batch"] == 1:
+            poisoned["on"] = True
+
+    monkeypatch.setattr(Seq2Seq, "loss", loss)
+    with pytest.raises(TrainingDiverged, match=r"epoch 2, batch 2 of \d+: the loss is not finite "
+                       r"\(learning rate 0.004\); the state saved there before \(after epoch 1\)"):
+        train(tiny_config(learning_rate=0.004), data, tmp_path / "run", device="cpu",
+              max_epochs=3, patience=10, progress=poison)
+    # the folder was left as saved after epoch 1: it resumes (here without the poison)
+    poisoned["on"] = False
+    result = train(None, data, tmp_path / "run", device="cpu", resume=True, max_epochs=3,
+                   patience=10)
+    assert result.epochs == 3
+
+
 def test_interrupted_and_resumed_run_ends_with_the_same_weights(tmp_path):
     train_items, dev_items = synthetic.items(96, seed=7), synthetic.items(24, seed=8)
     data = TrainingData(train_items, dev_items)
