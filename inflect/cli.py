@@ -994,7 +994,8 @@ _STRICT_OPTION = click.option(
                    "model lists, or >N), rank (1 = the first form: an attested one where there "
                    "is one), form, probability (the model's), source (model, or where the form "
                    "is attested); rank, form, probability and source empty when the model "
-                   "finished no form; an input that got no answer: certificate 'error'; jsonl; "
+                   "finished no form; an input that got no answer: certificate 'error'; jsonl "
+                   "(one object per input, with the shipped model that answered); "
                    "or 2018 (lemma, first form, tags: for inflect evaluate).")
 @_LEXICON_OPTION
 @click.option("--no-lexicon", is_flag=True, default=False,

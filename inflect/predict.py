@@ -309,6 +309,8 @@ class Prediction(Record):
         tags: the tag bundle as written.
         language: shared-task name of the language.
         source: the input's file, or None.
+        model: the name of the shipped model that answered (``inflect models``; e.g.
+            ``"finnish-high"``), or None for checkpoints given by path.
         forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
             warnings, line: see :class:`Record`.
     """
@@ -317,6 +319,7 @@ class Prediction(Record):
     tags: str
     language: str
     source: str | None = None
+    model: str | None = None
 
     @property
     def inputs(self) -> tuple[str, str, str]:
@@ -337,6 +340,7 @@ class Prediction(Record):
             **self._outcome_dict(),
             "source": self.source,
             "line": self.line,
+            "model": self.model,
         }
 
 
@@ -958,6 +962,9 @@ class Predictor(Searcher):
         )
         self._codecs: dict[str, CharCodec] = {}
         self._warned_features: set[str] = set()
+        #: the registry name of the shipped model (:meth:`from_default`), named in every
+        #: record (:attr:`Prediction.model`); None for checkpoints given by path.
+        self.model_name: str | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -1008,7 +1015,9 @@ class Predictor(Searcher):
         from inflect.models import default_model
 
         entry = default_model(language, models_dir, setting)
-        return cls.from_checkpoints(entry.members, device=device, **options)
+        predictor = cls.from_checkpoints(entry.members, device=device, **options)
+        predictor.model_name = entry.name
+        return predictor
 
     # ------------------------------------------------------------------ inputs
     def codec(self, name: str | None) -> CharCodec:
@@ -1141,6 +1150,7 @@ class Predictor(Searcher):
             q.tags.text,
             item.language or "",
             q.source,
+            self.model_name,
             warnings=tuple(item.warnings),
             line=q.line,
             **fields,

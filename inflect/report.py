@@ -335,6 +335,8 @@ def prediction_table(pred: Record) -> Group:
     style = _CERTIFICATE_STYLE[pred.certificate.value]
     words = certificate_words(pred)
     parts.append(Text(f"the model's forms: {words}" if attested else words, style=style))
+    if getattr(pred, "model", None):
+        parts.append(Text(f"model: {pred.model} (inflect models)", style="dim"))
     parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
     return Group(*parts)
 

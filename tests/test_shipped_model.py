@@ -78,6 +78,29 @@ def test_readme_haus_example_is_what_the_shipped_model_says():
     assert claim.endswith("0.68 before `Häusern` 0.04")  # the figures as written in the README
 
 
+def test_an_answer_names_the_shipped_model_that_gave_it():
+    import tomllib
+
+    registry = tomllib.loads((SHIPPED / "registry.toml").read_text(encoding="utf-8"))
+    served = registry["language"]["german"]
+    expected = max(served, key=served.get)  # the default: the most accurate on German dev
+    out = CliRunner().invoke(
+        main, ["predict", "--lang", "german", "Haus", "N;DAT;PL", "--format", "jsonl"]
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["model"] == expected
+    out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", "N;DAT;PL",
+                                    "--format", "table"], env={"COLUMNS": "100"})
+    assert f"model: {expected} (inflect models)" in out.output
+    # checkpoints given by path are no shipped model: no name
+    member = SHIPPED / registry["model"][expected]["members"][0]
+    out = CliRunner().invoke(
+        main, ["predict", "--model", str(member), "Haus", "N;DAT;PL", "--format", "jsonl"]
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["model"] is None
+
+
 def test_report_ambiguity_defaults_to_the_shipped_model(tmp_path):
     gold = tmp_path / "german-gold"
     gold.write_text(GOLD, encoding="utf-8")
