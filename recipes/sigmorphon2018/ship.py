@@ -85,7 +85,7 @@ def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str,
     for lang in languages:
         multi = max(acc[n][lang] for n in others if lang in acc[n])
         own_name = f"{lang}-{setting}"
-        own = acc.get(own_name, {}).get(lang)
+        own = acc.get(own_name, {}).get(lang) if own_name in per_language else None
         st = status.get(lang)
         if own is not None:
             own_text = f"{own:.1f}"
@@ -275,6 +275,16 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
     }
 
 
+def checkout_relative(path: str) -> str:
+    """``path`` relative to this checkout where it lies inside it (a shipped member, as
+    ``inflect/models/...``), else as given."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path
+
+
 def command_of(facts: dict[str, Any], member: int) -> str:
     """The `inflect train` command that matches a member's stored config and data."""
     configs = facts.get("member_configs") or [facts["config"]]
@@ -308,7 +318,8 @@ def command_of(facts: dict[str, Any], member: int) -> str:
     if not init and cfg["learning_rate"] != preset["learning_rate"]:
         parts.append(f"--learning-rate {cfg['learning_rate']:g}")
     if init:  # a warm start: the checkpoint it began from, and its learning rate
-        parts.append(f"--init-from {init['path']} --learning-rate {cfg['learning_rate']:g}")
+        parts.append(f"--init-from {checkout_relative(init['path'])} "
+                     f"--learning-rate {cfg['learning_rate']:g}")
         if Path(init["path"]).parent == Path(out):  # the start's own run folder
             out += "-warm"
     parts.append(f"--epochs {cfg['max_epochs']} --patience {cfg['patience']}")
@@ -510,6 +521,10 @@ def main() -> None:
     models = parse_models(args.model)
     per_language, greedy = queue_models(args.queue)
     kept, kept_scores = kept_models(args.keep, out_dir)
+    for name in sorted(set(per_language) & set(kept)):  # e.g. German's own model, german-high
+        print(f"{name}: a --keep model has this name; the queue's model is left out")
+        per_language.pop(name)
+        greedy.pop(name)
     skip = hopeless(greedy, kept_scores, {n: t["setting"] for n, t in kept.items()},
                     args.margin)
     if skip:
