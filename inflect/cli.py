@@ -32,6 +32,24 @@ def _output_format(chosen: str | None) -> str:
     return chosen or ("table" if sys.stdout.isatty() else "tsv")
 
 
+def _idle(input_path) -> float | None:
+    """The pause after which the lines read so far are answered
+    (:data:`inflect.defaults.STREAM_IDLE_SECONDS`) where the input can be slow: standard input
+    (a terminal, a pipe) or a file that is not a regular one (a FIFO); None for a regular file,
+    which is read in whole chunks."""
+    import stat
+    import sys
+
+    if input_path is None:
+        return None
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode if input_path == "-" else os.stat(
+            input_path).st_mode
+    except (OSError, ValueError, AttributeError):
+        return defaults.STREAM_IDLE_SECONDS
+    return None if stat.S_ISREG(mode) else defaults.STREAM_IDLE_SECONDS
+
+
 def _format_option(columns: str):
     """``--format table|tsv`` of a command that prints a table; ``columns`` names the TSV's."""
     return click.option("--format", "out_format", type=click.Choice(["table", "tsv"]),
@@ -921,7 +939,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         raise click.ClickException(str(exc)) from None
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
-    _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
+    _stream_records(predictor.stream(queries, idle=_idle(input_path)), fmt, renderers,
+                    prediction_table,
                     (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
                     PREDICTION_TSV_COLUMNS)
 
@@ -1288,7 +1307,8 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
         return best.form if best is not None else ""
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}
-    _stream_records(translator.stream(queries), fmt, renderers, prediction_table,
+    _stream_records(translator.stream(queries, idle=None if sentences else _idle(
+                        input_path or "-")), fmt, renderers, prediction_table,
                     (InputError, ValueError, OSError), TRANSLATION_TSV_COLUMNS)
 
 
