@@ -1123,13 +1123,18 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
 @main.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
               help="table (default on a terminal) or tsv (default in a pipe: language, model, "
-                   "members, dev_accuracy, setting, size_bytes, data, commands; with a header).")
+                   "members, dev_accuracy, setting, size_bytes, data, commands, "
+                   "start_commands, start_note; with a header).")
 @click.option("--all", "every", is_flag=True, default=False,
               help="Every model of every language (not only the default `inflect predict` uses).")
+@click.option("--verbose", "-v", is_flag=True, default=False,
+              help="After the table, every row's data and training commands (the whole "
+                   "record), not each model's once.")
 @_MODELS_DIR_OPTION
-def models_command(out_format, every, models_dir):
-    """List the shipped models by language: the model `inflect predict --lang L` uses, its
-    setting, dev accuracy on L's dev set, size and training commands."""
+def models_command(out_format, every, verbose, models_dir):
+    """List the shipped models by language: one line per language with the model `inflect
+    predict --lang L` uses, its setting, dev accuracy on L's dev set and size; then, once per
+    model, the commands that trained it (a warm start's first)."""
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
@@ -1155,9 +1160,12 @@ def models_command(out_format, every, models_dir):
         return
     from rich.console import Console
 
-    from inflect.report import models_table
+    from inflect.report import models_commands, models_table
 
-    Console().print(models_table(entries))
+    console = Console()
+    console.print(models_table(entries))
+    for line in models_commands(entries, every_row=verbose):  # a command: one line, whole
+        console.print(line, soft_wrap=True)
 
 
 # --- inflect explain: attention of one prediction -----------------------------------------------
