@@ -50,6 +50,12 @@ def _idle(input_path) -> float | None:
     return None if stat.S_ISREG(mode) else defaults.STREAM_IDLE_SECONDS
 
 
+def _comma_list(ctx, param, value):
+    """A repeatable option that also takes a comma-separated list (``--lang a,b`` as
+    ``--lang a --lang b``, the way `inflect train --lang` reads it), blanks dropped."""
+    return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
+
+
 def _format_option(columns: str):
     """``--format table|tsv`` of a command that prints a table; ``columns`` names the TSV's."""
     return click.option("--format", "out_format", type=click.Choice(["table", "tsv"]),
@@ -530,16 +536,23 @@ def _check_setting(setting: str | None, models: tuple[str, ...], pred_files: tup
 
 def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
                        setting: str | None = None) -> tuple[str, ...]:
-    """``models`` as given, or else the shipped model of the one ``--lang`` given."""
+    """``models`` as given, or else the shipped model of the ``--lang`` given (several: the
+    model they share; languages whose defaults differ are refused, naming each one's)."""
     _check_setting(setting, models)
-    if models or len(languages) != 1:
+    if models or not languages:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
 
     try:
-        return tuple(str(m) for m in default_model(languages[0], setting=setting).members)
+        chosen = {lang: default_model(lang, setting=setting) for lang in languages}
     except (NoDefaultModelError, RegistryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    names = {m.name for m in chosen.values()}
+    if len(names) > 1:
+        each = ", ".join(f"{lang}: {m.name}" for lang, m in chosen.items())
+        raise click.ClickException(f"the languages have different shipped models ({each}); "
+                                   "give --model, or languages of one model")
+    return tuple(str(m) for m in next(iter(chosen.values())).members)
 
 
 def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
@@ -568,9 +581,10 @@ def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
-@click.option("--lang", "languages", multiple=True, metavar="L",
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=_comma_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
-                   "german); with --model and no --gold, the language(s) whose --split is read.")
+                   "german); with --model and no --gold, the language(s) whose --split is read "
+                   "(repeatable, or a comma-separated list).")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
@@ -692,8 +706,9 @@ def report() -> None:
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--lang", "languages", multiple=True, metavar="L",
-              help="Language(s) whose --split is read (or of each --gold file).")
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=_comma_list,
+              help="Language(s) whose --split is read (or of each --gold file): repeatable, or "
+                   "a comma-separated list (--lang german,finnish).")
 @click.option("--split", default="dev", show_default=True)
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")

@@ -76,3 +76,14 @@ def test_verbose_and_tsv_keep_the_whole_record():
     row = next(r for r in rows[1:] if r[1] == "multilingual-high")
     assert row[head.index("start_commands")] == " && ".join(high["start_commands"])
     assert row[head.index("commands")] == " && ".join(high["commands"])
+
+
+def test_report_takes_a_comma_separated_language_list_as_train_does():
+    """`--lang a,b` is read as two languages (issue 37 item 11): their shipped defaults, from
+    the registry read here, are named when they differ."""
+    reg = _registry()
+    best = {lang: max(t, key=t.get) for lang, t in reg["language"].items()}
+    res = CliRunner().invoke(main, ["report", "ambiguity", "--lang", "german, finnish",
+                                    "--format", "tsv"])
+    assert res.exit_code == 1
+    assert (f"german: {best['german']}, finnish: {best['finnish']}" in res.output), res.output
