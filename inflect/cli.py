@@ -34,6 +34,30 @@ def _output_format(chosen: str | None) -> str:
     return chosen or ("table" if sys.stdout.isatty() else "tsv")
 
 
+def _idle(input_path) -> float | None:
+    """The pause after which the lines read so far are answered
+    (:data:`inflect.defaults.STREAM_IDLE_SECONDS`) where the input can be slow: standard input
+    (a terminal, a pipe) or a file that is not a regular one (a FIFO); None for a regular file,
+    which is read in whole chunks."""
+    import stat
+    import sys
+
+    if input_path is None:
+        return None
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode if input_path == "-" else os.stat(
+            input_path).st_mode
+    except (OSError, ValueError, AttributeError):
+        return defaults.STREAM_IDLE_SECONDS
+    return None if stat.S_ISREG(mode) else defaults.STREAM_IDLE_SECONDS
+
+
+def _comma_list(ctx, param, value):
+    """A repeatable option that also takes a comma-separated list (``--lang a,b`` as
+    ``--lang a --lang b``, the way `inflect train --lang` reads it), blanks dropped."""
+    return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
+
+
 def _format_option(columns: str):
     """``--format table|tsv`` of a command that prints a table; ``columns`` names the TSV's."""
     return click.option("--format", "out_format", type=click.Choice(["table", "tsv"]),
@@ -658,16 +682,23 @@ def _check_setting(setting: str | None, models: tuple[str, ...], pred_files: tup
 
 def _models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
                        setting: str | None = None) -> tuple[str, ...]:
-    """``models`` as given, or else the shipped model of the one ``--lang`` given."""
+    """``models`` as given, or else the shipped model of the ``--lang`` given (several: the
+    model they share; languages whose defaults differ are refused, naming each one's)."""
     _check_setting(setting, models)
-    if models or len(languages) != 1:
+    if models or not languages:
         return models
     from inflect.models import NoDefaultModelError, RegistryError, default_model
 
     try:
-        return tuple(str(m) for m in default_model(languages[0], setting=setting).members)
+        chosen = {lang: default_model(lang, setting=setting) for lang in languages}
     except (NoDefaultModelError, RegistryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    names = {m.name for m in chosen.values()}
+    if len(names) > 1:
+        each = ", ".join(f"{lang}: {m.name}" for lang, m in chosen.items())
+        raise click.ClickException(f"the languages have different shipped models ({each}); "
+                                   "give --model, or languages of one model")
+    return tuple(str(m) for m in next(iter(chosen.values())).members)
 
 
 def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
@@ -696,9 +727,10 @@ def _given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
-@click.option("--lang", "languages", multiple=True, metavar="L",
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=_comma_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
-                   "german); with --model and no --gold, the language(s) whose --split is read.")
+                   "german); with --model and no --gold, the language(s) whose --split is read "
+                   "(repeatable, or a comma-separated list).")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @_beam_option(" (with --model)")
@@ -820,8 +852,9 @@ def report() -> None:
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--lang", "languages", multiple=True, metavar="L",
-              help="Language(s) whose --split is read (or of each --gold file).")
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=_comma_list,
+              help="Language(s) whose --split is read (or of each --gold file): repeatable, or "
+                   "a comma-separated list (--lang german,finnish).")
 @click.option("--split", default="dev", show_default=True)
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False), help="Gold file(s) instead of --split.")
@@ -1069,7 +1102,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         raise click.ClickException(str(exc)) from None
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
-    _stream_records(predictor.stream(queries), fmt, renderers, prediction_table,
+    _stream_records(predictor.stream(queries, idle=_idle(input_path)), fmt, renderers,
+                    prediction_table,
                     (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
                     PREDICTION_TSV_COLUMNS)
 
@@ -1252,13 +1286,18 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
 @main.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
               help="table (default on a terminal) or tsv (default in a pipe: language, model, "
-                   "members, dev_accuracy, setting, size_bytes, data, commands; with a header).")
+                   "members, dev_accuracy, setting, size_bytes, data, commands, "
+                   "start_commands, start_note; with a header).")
 @click.option("--all", "every", is_flag=True, default=False,
               help="Every model of every language (not only the default `inflect predict` uses).")
+@click.option("--verbose", "-v", is_flag=True, default=False,
+              help="After the table, every row's data and training commands (the whole "
+                   "record), not each model's once.")
 @_MODELS_DIR_OPTION
-def models_command(out_format, every, models_dir):
-    """List the shipped models by language: the model `inflect predict --lang L` uses, its
-    setting, dev accuracy on L's dev set, size and training commands."""
+def models_command(out_format, every, verbose, models_dir):
+    """List the shipped models by language: one line per language with the model `inflect
+    predict --lang L` uses, its setting, dev accuracy on L's dev set and size; then, once per
+    model, the commands that trained it (a warm start's first)."""
 
     from inflect.models import REGISTRY_FILE, RegistryError, list_models
     from inflect.models import models_dir as resolve_models_dir
@@ -1284,9 +1323,12 @@ def models_command(out_format, every, models_dir):
         return
     from rich.console import Console
 
-    from inflect.report import models_table
+    from inflect.report import models_commands, models_table
 
-    Console().print(models_table(entries))
+    console = Console()
+    console.print(models_table(entries))
+    for line in models_commands(entries, every_row=verbose):  # a command: one line, whole
+        console.print(line, soft_wrap=True)
 
 
 # --- inflect explain: attention of one prediction -----------------------------------------------
@@ -1436,7 +1478,8 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
         return best.form if best is not None else ""
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "text": text}
-    _stream_records(translator.stream(queries), fmt, renderers, prediction_table,
+    _stream_records(translator.stream(queries, idle=None if sentences else _idle(
+                        input_path or "-")), fmt, renderers, prediction_table,
                     (InputError, ValueError, OSError), TRANSLATION_TSV_COLUMNS)
 
 

@@ -2,7 +2,8 @@
 
 Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
 :data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`CHUNK_SIZE`,
-:func:`max_output_length`, :func:`fallback_output_length`, :func:`output_length_margin`.
+:data:`STREAM_IDLE_SECONDS`, :func:`max_output_length`, :func:`fallback_output_length`,
+:func:`output_length_margin`.
 Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`, :data:`PARADIGM_CHUNK_SIZE`.
 Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
@@ -23,6 +24,9 @@ MAX_BEAM_SIZE = 256
 MAX_FORMS = 100
 #: Inputs searched together by prediction (one encoder pass and one beam over all of them).
 CHUNK_SIZE = 256
+#: Seconds without a new input line (a terminal, a pipe that stays open) after which the lines
+#: read so far are searched and answered, fewer than CHUNK_SIZE (:mod:`inflect.streaming`).
+STREAM_IDLE_SECONDS = 0.15
 
 #: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when its most probable
 #: form has less than this probability (or no certificate); forms below PARADIGM_FOLD_BELOW are

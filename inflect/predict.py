@@ -81,6 +81,7 @@ from inflect.search import (
     enumerate_support,
     teacher_forced,
 )
+from inflect.streaming import IDLE, with_idle_marks
 from inflect.vocab import UNK_ID, UnknownSymbolWarning
 
 __all__ = [
@@ -843,10 +844,15 @@ class Searcher:
         )
 
     # ------------------------------------------------------------------ streams
-    def stream(self, queries: Iterable[Any]) -> Iterator[Any]:
+    def stream(self, queries: Iterable[Any], *, idle: float | None = None) -> Iterator[Any]:
         """Search every query, yielding records in input order, chunk by chunk.
 
-        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends). An
+        A chunk is searched once it holds :attr:`chunk_size` queries (or the input ends); with
+        ``idle`` (seconds), the queries are read on a thread of their own
+        (:func:`inflect.streaming.with_idle_marks`) and the queries collected so far are also
+        searched whenever no new one has come for ``idle`` seconds, so that slow input (a
+        terminal, a pipe that stays open) is answered line by line; batch composition does not
+        change the records. An
         input that cannot be answered — a query that is a :class:`~inflect.data.DataFormatError`
         (a line :func:`read_queries` could not read, ``errors="yield"``), or one :meth:`prepare`
         refuses — gives an :class:`ErrorRecord` in its place (after the records before it) and
@@ -858,10 +864,12 @@ class Searcher:
             DataFormatError: (strict) a malformed input line.
             UnknownLanguageError: (strict) an unknown language name.
         """
-        for searched in self.stream_detailed(queries):
+        for searched in self.stream_detailed(queries, idle=idle):
             yield searched.prediction
 
-    def stream_detailed(self, queries: Iterable[Any]) -> Iterator[Searched]:
+    def stream_detailed(
+        self, queries: Iterable[Any], *, idle: float | None = None
+    ) -> Iterator[Searched]:
         """As :meth:`stream`, yielding each record with its search result (:class:`Searched`;
         an :class:`ErrorRecord` comes with ``beam`` and ``prepared`` None).
 
@@ -869,12 +877,16 @@ class Searcher:
             As :meth:`stream`.
         """
         pending: list[Prepared] = []
-        iterator = iter(queries)
+        iterator = iter(queries) if idle is None else with_idle_marks(queries, idle)
         while True:
             error: Exception | None = None
             query: Any = None
             try:
                 query = next(iterator)
+                if query is IDLE:  # the input paused: answer what has come
+                    yield from self.run_detailed(pending)
+                    pending = []
+                    continue
                 if isinstance(query, DataFormatError):
                     error, query = query, None
                 else:

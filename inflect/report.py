@@ -442,19 +442,18 @@ def prediction_2018(pred: Prediction) -> str | None:
 
 
 def models_table(models: Sequence[ShippedModel]) -> Table:
-    """The shipped default models: language, members, dev accuracy, setting, size, data and the
-    commands that trained them."""
-    table = Table(title="shipped default models")
+    """The shipped default models: one line per language and model (language, model, members,
+    dev accuracy in percent, setting, size); how each model was trained is
+    :func:`models_commands`."""
+    table = Table(title="shipped default models", box=None, header_style="bold underline")
     table.add_column("language", no_wrap=True)
     table.add_column("model", no_wrap=True)
-    table.add_column("members", justify="right")
-    table.add_column("dev accuracy %", justify="right")
-    table.add_column("setting")
+    table.add_column("members", justify="right", no_wrap=True)
+    table.add_column("dev %", justify="right", no_wrap=True)
+    table.add_column("setting", no_wrap=True)
     table.add_column("size", justify="right", no_wrap=True)
-    table.add_column("data and training commands", overflow="fold")
     for m in models:
         missing = f" ({len(m.missing)} missing)" if m.missing else ""
-        about = "\n".join([m.data, *m.commands] if m.data else m.commands)
         table.add_row(
             Text(m.language),
             Text(m.name or m.language),
@@ -462,16 +461,47 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             Text(m.setting or "—"),
             human_size(m.size_bytes),
-            Text(about or "—"),
         )
     return table
+
+
+def models_commands(models: Sequence[ShippedModel], *, every_row: bool = False) -> list[Text]:
+    """Once per model (in the order first listed; ``every_row``: once per row, the whole
+    record): its name, description and data, then the commands that made it: a warm start's
+    (``start_commands``, with ``start_note``) first, then one per member. Print the lines with
+    ``soft_wrap=True``: a command stays one line (the terminal folds it; a copy is the whole
+    command)."""
+    title = "every row's record" if every_row else (
+        "how each model was trained (--verbose: every row's record)")
+    lines = [Text(""), Text(title, style="bold")]
+    seen: set[str] = set()
+    for m in models:
+        name = m.name or m.language
+        if name in seen and not every_row:
+            continue
+        seen.add(name)
+        lines.append(Text(""))
+        about = "; ".join(x for x in (m.description, m.data) if x)
+        head = f"{m.language} ({name})" if every_row and m.language else name
+        lines.append(Text.assemble((head, "bold"), f": {about}" if about else ""))
+        if m.start_commands or m.start_note:
+            lines.append(Text("  first, the run its members were warm-started from:"))
+            lines += [Text(c) for c in m.start_commands]
+            if m.start_note:
+                lines.append(Text(f"  ({m.start_note})"))
+            lines.append(Text("  then, one command per member:"))
+        lines += [Text(c) for c in m.commands]
+        if not m.commands:
+            lines.append(Text("  (no training commands recorded)"))
+    return lines
 
 
 def models_tsv(models: Sequence[ShippedModel]) -> str:
     """The shipped default models as tab-separated lines with a header: language, model (its
     registry name), members (the member checkpoint paths, comma-separated), dev_accuracy (percent
     on the language's dev file, empty if unknown), setting, size_bytes, data, commands
-    (``" && "``-joined)."""
+    (``" && "``-joined), start_commands (the warm start's, ``" && "``-joined, run first) and
+    start_note."""
     header = [
         "language",
         "model",
@@ -481,6 +511,8 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
         "size_bytes",
         "data",
         "commands",
+        "start_commands",
+        "start_note",
     ]
     rows = []
     for m in models:
@@ -493,6 +525,8 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
             str(m.size_bytes),
             m.data,
             " && ".join(m.commands),
+            " && ".join(m.start_commands),
+            m.start_note,
         ]
         rows.append([" ".join(f.split()) for f in fields])
     return tsv_table(header, rows)

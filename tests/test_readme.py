@@ -58,3 +58,23 @@ def test_documentation_names_no_development_machine_paths():
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
             found = re.search(r"(?<![\w.])/(work|tmp|root|home)/\S*", line)
             assert found is None, f"{page.relative_to(repo)}:{number}: {found.group(0)}"
+
+
+def test_trial_training_command_works(tmp_path):
+    """The README's first-trial `inflect train` runs as written (its --out moved to tmp_path)."""
+    import pytest
+    from conftest import conll2018_dir
+
+    data = conll2018_dir()
+    if data is None:
+        pytest.skip("CoNLL-SIGMORPHON 2018 data not found (set INFLECT_DATA_DIR)")
+    argv = shlex.split(_command_after("<!-- trial-command"))
+    assert argv[:2] == ["inflect", "train"] and argv[-2] == "--out"
+    argv[-1] = str(tmp_path / "try")
+    env = dict(os.environ, INFLECT_DATA_DIR=str(data), INFLECT_THREADS="1")
+    out = subprocess.run(
+        [sys.executable, "-c", "from inflect.cli import main; main()", *argv[1:]],
+        capture_output=True, text=True, timeout=600, env=env, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "try" / "model.safetensors").is_file()

@@ -354,6 +354,33 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
     )
 
 
+def test_ship_lists_the_command_of_a_warm_start(tmp_path, monkeypatch):
+    """A member warm-started from a checkpoint: the registry gets that checkpoint's own command
+    (its config: seed 1, written to its own run folder) where the file is at its recorded path,
+    and a note that it is not recorded where it is not."""
+    from inflect.checkpoint import save_model
+    from inflect.train import build_model
+
+    ship = _load_ship()
+    monkeypatch.chdir(tmp_path)
+    model = build_model(Config.from_preset("tiny", seed=1),
+                        synthetic.items(20, seed=1, language="german"))
+    save_model(tmp_path / "runs" / "start", model, languages=[resolve("german").to_dict()],
+               training={"data": {"setting": "high"}})
+    start = {"path": "runs/start/model.safetensors", "sha256": "1" * 64}
+    save_model(tmp_path / "m", model, languages=[resolve("german").to_dict()],
+               training={"data": {"setting": "high"}, "init_from": start})
+    commands, note = ship.start_of(ship.model_facts([tmp_path / "m"]))
+    assert commands == [
+        "inflect train --lang german --setting high --attention entmax15 --output entmax15 "
+        "--seed 1 --preset tiny --epochs 60 --patience 60 --out runs/start"
+    ]
+    assert note.startswith("runs/start/model.safetensors (SHA-256 " + "1" * 64)
+    (tmp_path / "runs" / "start" / "model.safetensors").unlink()
+    commands, note = ship.start_of(ship.model_facts([tmp_path / "m"]))
+    assert commands == [] and note.endswith("not here, so its command is not recorded")
+
+
 def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     """Hand-made scores: fi-high beats the multilingual model by 10 points (1 MB), lt-high by 4
     (0.5 MB: 8 points per MB), sv-high loses; the budget (2.6 MB, 1 MB of it the multilingual

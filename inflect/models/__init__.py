@@ -6,7 +6,9 @@ The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` (versi
   :func:`inflect.checkpoint.save_model`, or checkpoint folders, relative to the registry's folder;
   several members form an ensemble), ``setting`` (``"high"``, ``"medium"`` or ``"low"``),
   ``data`` (the training and selection data, in words), ``commands`` (how each member was
-  trained) and ``description``; a multilingual model serves many languages;
+  trained), ``description``, and for members warm-started from another run, ``start_commands``
+  (how that start was made, run first) and ``start_note``; a multilingual model serves many
+  languages;
 * one ``[language.NAME]`` table per language (its shared-task name), mapping each model that
   serves it to that model's exact-match accuracy on the language's dev file, in percent.
 
@@ -52,7 +54,8 @@ MODELS_ENV = "INFLECT_MODELS_DIR"
 REGISTRY_FILE = "registry.toml"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_KEYS = {"members", "dev_accuracy", "setting", "data", "commands", "command", "description"}
+_KEYS = {"members", "dev_accuracy", "setting", "data", "commands", "command", "description",
+         "start_commands", "start_note"}
 
 
 class RegistryError(ValueError):
@@ -76,6 +79,10 @@ class ShippedModel:
         commands: the commands that trained the members.
         description: free text.
         name: the model's name in the registry (the language's name in a version 1 registry).
+        start_commands: where members were warm-started (``--init-from``) from another run:
+            the commands that made that start, to run before :attr:`commands`.
+        start_note: what the registry says about the start (e.g. that its command is not
+            recorded), or ``""``.
     """
 
     language: str
@@ -86,6 +93,8 @@ class ShippedModel:
     commands: tuple[str, ...]
     description: str = ""
     name: str = ""
+    start_commands: tuple[str, ...] = ()
+    start_note: str = ""
 
     @property
     def size_bytes(self) -> int:
@@ -142,7 +151,10 @@ def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> S
         commands = [commands]
     if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
         raise fail("commands must be a list of strings")
-    for key in ("setting", "data", "description"):
+    starts = table.get("start_commands", [])
+    if not isinstance(starts, list) or not all(isinstance(c, str) for c in starts):
+        raise fail("start_commands must be a list of strings")
+    for key in ("setting", "data", "description", "start_note"):
         if not isinstance(table.get(key, ""), str):
             raise fail(f"{key} must be a string")
     setting = table.get("setting", "")
@@ -157,6 +169,8 @@ def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> S
         commands=tuple(commands),
         description=table.get("description", ""),
         name=name,
+        start_commands=tuple(starts),
+        start_note=table.get("start_note", ""),
     )
 
 

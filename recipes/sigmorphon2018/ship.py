@@ -285,8 +285,9 @@ def checkout_relative(path: str) -> str:
         return path
 
 
-def command_of(facts: dict[str, Any], member: int) -> str:
-    """The `inflect train` command that matches a member's stored config and data."""
+def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> str:
+    """The `inflect train` command that matches a member's stored config and data (``out``:
+    its --out, else ``runs/SETTING-memberK``)."""
     configs = facts.get("member_configs") or [facts["config"]]
     cfg, data = configs[min(member, len(configs)) - 1], facts["data"]
     lang = "all" if len(facts["languages"]) > 1 else facts["languages"][0]
@@ -312,6 +313,7 @@ def command_of(facts: dict[str, Any], member: int) -> str:
             parts.append(f"--{key.replace('_', '-')} {cfg[key]}")
     trainings = facts.get("member_trainings") or [facts.get("training") or {}]
     init = trainings[min(member, len(trainings)) - 1].get("init_from")
+    chosen = out
     out = f"runs/{data.get('setting', 'run')}-member{member}"
     if lang != "all" and facts.get("per_language"):
         out = f"runs/{data.get('setting', 'run')}/{lang}" + (f"-{member}" if member > 1 else "")
@@ -323,8 +325,31 @@ def command_of(facts: dict[str, Any], member: int) -> str:
         if Path(init["path"]).parent == Path(out):  # the start's own run folder
             out += "-warm"
     parts.append(f"--epochs {cfg['max_epochs']} --patience {cfg['patience']}")
-    parts.append(f"--out {out}")
+    parts.append(f"--out {chosen or out}")
     return " ".join(parts)
+
+
+def start_of(facts: dict[str, Any]) -> tuple[list[str], str]:
+    """The warm start of the members (their ``--init-from``), as the registry's
+    ``start_commands`` and ``start_note``: the start's own command where its checkpoint is at
+    the recorded path (read from its stored config, writing to the start's run folder), else
+    none and a note saying that it is not recorded. Nothing for members trained from scratch."""
+    starts: dict[str, dict] = {}
+    for k, training in enumerate(facts.get("member_trainings") or [], 1):
+        init = training.get("init_from")
+        if init:
+            starts.setdefault(init["path"], {**init, "members": []})["members"].append(k)
+    commands, notes = [], []
+    for path, init in starts.items():
+        which = ", ".join(str(k) for k in init["members"])
+        where = f"{path} (SHA-256 {init.get('sha256', '?')}, the --init-from of member(s) {which})"
+        if Path(path).is_file():
+            start = model_facts([Path(path)])
+            commands.append(command_of(start, 1, out=str(Path(path).parent)))
+            notes.append(f"{where}: made by the command above")
+        else:
+            notes.append(f"{where}: not here, so its command is not recorded")
+    return commands, "; ".join(notes)
 
 
 def members_digest(paths: list[Path]) -> list[str]:
@@ -438,6 +463,11 @@ def registry_text(
             *[f"  {json.dumps(command_of(f, k))}," for k in range(1, len(stored[name]) + 1)],
             "]",
         ]
+        start_commands, start_note = start_of(f)
+        if start_commands:
+            lines += ["start_commands = [", *[f"  {json.dumps(c)}," for c in start_commands], "]"]
+        if start_note:
+            lines.append(f"start_note = {json.dumps(start_note)}")
     for name, table in (kept or {}).items():
         lines += ["", f"[model.{name}]"]
         for key, value in table.items():
