@@ -445,7 +445,8 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     """The shipped default models: one line per language and model (language, model, members,
     dev accuracy in percent, setting, size); how each model was trained is
     :func:`models_commands`."""
-    table = Table(title="shipped default models", box=None, header_style="bold underline")
+    table = Table(title="shipped default models", box=None, header_style="bold underline",
+                  pad_edge=False, collapse_padding=True)
     table.add_column("language", no_wrap=True)
     table.add_column("model", no_wrap=True)
     table.add_column("members", justify="right", no_wrap=True)
@@ -484,7 +485,9 @@ def models_commands(models: Sequence[ShippedModel], *, every_row: bool = False) 
         about = "; ".join(x for x in (m.description, m.data) if x)
         head = f"{m.language} ({name})" if every_row and m.language else name
         lines.append(Text.assemble((head, "bold"), f": {about}" if about else ""))
-        if m.start_commands or m.start_note:
+        if m.start_note and not m.start_commands:  # e.g. from a member of a shipped model
+            lines.append(Text(f"  (warm-started from {m.start_note})"))
+        elif m.start_commands:
             lines.append(Text("  first, the run its members were warm-started from:"))
             lines += [Text(c) for c in m.start_commands]
             if m.start_note:

@@ -55,7 +55,7 @@ def test_translate_with_standard_input_closed(monkeypatch, tmp_path):
     import inflect.translate
 
     class Echo:
-        def stream(self, queries):
+        def stream(self, queries, **options):  # options: e.g. idle (slow input)
             yield from queries
 
     monkeypatch.setattr(

@@ -343,7 +343,10 @@ def start_of(facts: dict[str, Any]) -> tuple[list[str], str]:
     for path, init in starts.items():
         which = ", ".join(str(k) for k in init["members"])
         where = f"{path} (SHA-256 {init.get('sha256', '?')}, the --init-from of member(s) {which})"
-        if Path(path).is_file():
+        shipped = checkout_relative(path)
+        if shipped.startswith("inflect/models/"):  # a shipped member: its model lists how
+            notes.append(f"{shipped}: a member of a shipped model, whose entry has its command")
+        elif Path(path).is_file():
             start = model_facts([Path(path)])
             commands.append(command_of(start, 1, out=str(Path(path).parent)))
             notes.append(f"{where}: made by the command above")
