@@ -293,15 +293,30 @@ def _is_error(pred: Any) -> bool:
     return hasattr(pred, "message") and not hasattr(pred, "forms")
 
 
-def prediction_table(pred: Record) -> Group:
-    """One prediction as a table: the attested forms first (marked ``attested``, with their
-    source), then the model's forms with probabilities (number and bar), the model's certificate
-    in words, then any warnings; an :class:`~inflect.predict.ErrorRecord` as one line
-    ``error: …``."""
+class _Fitted:
+    """A renderable that shows the first of ``layouts`` whose natural width (nothing wrapped
+    or cut) fits the console, else the last (which must fit any width)."""
+
+    def __init__(self, *layouts: Any) -> None:
+        self.layouts = layouts
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        for layout in self.layouts[:-1]:
+            wide = options.update(width=1_000_000)  # Measurement.get clamps to the width
+            if Measurement.get(console, wide, layout).maximum <= options.max_width:
+                yield layout
+                return
+        yield self.layouts[-1]
+
+
+def _forms_table(pred: Record, bars: bool) -> Table:
+    """The forms of a prediction as a table: form, probability, (``bars``: a bar, or for an
+    attested form the model's probability of it), and the source where a form is attested.
+    No cell wraps, so a form or a number is never cut."""
     from rich.bar import Bar
 
-    if _is_error(pred):
-        return Group(Text(f"error: {pred.message}", style="bold red"))
     where = f" — {pred.where}" if pred.where is not None else ""
     first, tags, language = pred.inputs
     table = Table(
@@ -309,32 +324,63 @@ def prediction_table(pred: Record) -> Group:
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
-    table.add_column("form", overflow="fold")
+    table.add_column("form", no_wrap=True)
     table.add_column("probability", justify="right", no_wrap=True)
-    table.add_column("", width=24, no_wrap=True)
+    if bars:
+        table.add_column("", width=24, no_wrap=True)
     attested = pred.attested
     model_forms = pred.model_forms
     if attested:
-        table.add_column("source", overflow="fold", style="dim")
+        table.add_column("source", no_wrap=True, style="dim")
     listed = {f.form for f in model_forms}
     for i, f in enumerate(attested):
         model = f"model {_probability(f.probability)}" if f.form in listed else "not the model's"
         table.add_row(
             Text(f.form, style="bold"),
             Text("attested", style="bold green"),
-            Text(model, style="dim"),
+            *([Text(model, style="dim")] if bars else []),
             f.source,
             end_section=i == len(attested) - 1,
         )
     for f in model_forms:
-        cells = [Text(f.form), _probability(f.probability), Bar(1.0, 0.0, f.probability, width=24)]
-        table.add_row(*cells, *(["model"] if attested else []))
+        bar = [Bar(1.0, 0.0, f.probability, width=24)] if bars else []
+        table.add_row(Text(f.form), _probability(f.probability), *bar,
+                      *(["model"] if attested else []))
     if not model_forms:
-        table.add_row(Text("no form finished", style="dim"), "—", "", *([""] if attested else []))
-    parts: list = [table]
+        table.add_row(Text("no form finished", style="dim"), "—", *([""] if bars else []),
+                      *([""] if attested else []))
+    return table
+
+
+def _forms_lines(pred: Record) -> Group:
+    """The forms of a prediction as plain lines (a terminal too narrow for any table): the
+    input, then ``form  probability  [source]`` a line, wrapped by the terminal, never cut."""
+    first, tags, language = pred.inputs
+    where = f" — {pred.where}" if pred.where is not None else ""
+    lines = [Text.assemble((first, "bold"), f"  {tags}  ({language}){where}")]
+    for f in pred.attested:
+        lines.append(Text.assemble((f.form, "bold"), "  ", ("attested", "bold green"),
+                                   f"  {f.source}"))
+    for f in pred.model_forms:
+        lines.append(Text(f"{f.form}  {_probability(f.probability)}"))
+    if not pred.model_forms:
+        lines.append(Text("no form finished", style="dim"))
+    return Group(*lines)
+
+
+def prediction_table(pred: Record) -> Group:
+    """One prediction as a table: the attested forms first (marked ``attested``, with their
+    source), then the model's forms with probabilities (number and bar), the model's certificate
+    in words, the model that answered, then any warnings; an
+    :class:`~inflect.predict.ErrorRecord` as one line ``error: …``. On a narrow terminal the
+    bars go first, then the table becomes plain lines: a form or a number is never dropped,
+    cut or wrapped inside a table cell."""
+    if _is_error(pred):
+        return Group(Text(f"error: {pred.message}", style="bold red"))
+    parts: list = [_Fitted(_forms_table(pred, True), _forms_table(pred, False), _forms_lines(pred))]
     style = _CERTIFICATE_STYLE[pred.certificate.value]
     words = certificate_words(pred)
-    parts.append(Text(f"the model's forms: {words}" if attested else words, style=style))
+    parts.append(Text(f"the model's forms: {words}" if pred.attested else words, style=style))
     if getattr(pred, "model", None):
         parts.append(Text(f"model: {pred.model} (inflect models)", style="dim"))
     parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
@@ -583,7 +629,19 @@ def _mean(value: float) -> str:
     return "—" if value != value else f"{value:.2f}"
 
 
-def _frame_table(frame: pd.DataFrame, title: str, columns: list) -> Table:
+def _frame_table(frame: pd.DataFrame, title: str, columns: list) -> _Fitted:
+    """A table of ``columns`` (header, key, format) of ``frame``, one row per record; on a
+    terminal too narrow for it, one plain line per value (``header: value``), never cut."""
+    columns = [c for c in columns if c[1] in frame.columns]
+    lines: list[Text] = [Text(title, style="bold")]
+    for row in frame.to_dict("records"):
+        first, *rest = columns
+        lines.append(Text(first[2](row[first[1]]), style="bold"))
+        lines += [Text(f"  {header}: {fmt(row[key])}") for header, key, fmt in rest]
+    return _Fitted(_frame_grid(frame, title, columns), Group(*lines))
+
+
+def _frame_grid(frame: pd.DataFrame, title: str, columns: list) -> Table:
     table = Table(title=Text(title), box=box.SIMPLE_HEAD, pad_edge=False)
     columns = [c for c in columns if c[1] in frame.columns]
     for header, key, _ in columns:

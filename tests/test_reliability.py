@@ -619,3 +619,50 @@ def test_data_check_shows_a_repeated_feature_as_written(tmp_path):
         "('V;FIN;IND;PST;PFV;FIN;3;PL')",
         f"warning: {path}:2: spaces around a feature of the tag bundle (removed) ('ADJ;ABL; PL')",
     ]
+
+
+@pytest.mark.parametrize("width", [20, 30, 45, 50, 80])
+def test_a_narrow_terminal_never_cuts_a_form_or_a_number(width):
+    """Issue 37 item 7: the bars go first, then plain lines; every form and every probability
+    (4 decimals, or 2 significant digits below 1e-4, as the table prints them) is shown whole
+    on one line, at every width."""
+    forms = (("Hausen", 0.6843), ("Häusern", 0.1041), ("Hausern", 0.0990), ("Hüuser", 3.2e-5))
+    pred = Prediction(
+        "Haus",
+        "N;DAT;PL",
+        "german",
+        forms=(Form("Häuser", 0.0, "lexicon.tsv:3"), *(Form(f, p) for f, p in forms)),
+        certificate=Certificate.MODE_ONLY,
+        more_than=None,
+        beam_certificate=Certificate.MODE_ONLY,
+        method="beam",
+    )
+    console = Console(width=width, record=True, color_system=None)
+    console.print(prediction_table(pred))
+    lines = console.export_text().splitlines()
+    assert all(len(line.rstrip()) <= width for line in lines)
+    assert "…" not in "\n".join(lines)
+    expected = {"Hausen": "0.6843", "Häusern": "0.1041", "Hausern": "0.0990", "Hüuser": "3.2e-05"}
+    for form, number in expected.items():  # the form and its number together on one line
+        assert any(form in line.split() and number in line.split() for line in lines), form
+    assert any("Häuser" in line.split() and "attested" in line.split() for line in lines)
+    assert Certificate.MODE_ONLY.description in " ".join(" ".join(lines).split())
+
+
+@pytest.mark.parametrize("width", [20, 40, 120])
+def test_evaluate_at_any_width_shows_every_number(width):
+    """Issue 37 item 7: at 20 columns `evaluate` dropped every number; each value is now shown
+    whole (as the table formats it: accuracy 2 decimals, shares in percent 1 decimal)."""
+    from inflect.report import evaluation_table
+
+    frame = pd.DataFrame({
+        "language": ["german", "macro-average"], "n": [1000, 1000],
+        "accuracy": [88.6, 88.6], "levenshtein": [0.214, 0.214], "missing": [0, 0],
+        "rejected": [2, 2], "single_string": [0.418, 0.418], "full_support": [0.717, 0.717],
+    })
+    console = Console(width=width, record=True, color_system=None)
+    console.print(evaluation_table(frame))
+    text = console.export_text()
+    assert "…" not in text and all(len(line.rstrip()) <= width for line in text.splitlines())
+    for number in ("1,000", "88.60", "0.21", "41.8", "71.7"):
+        assert number in text.split(), number
