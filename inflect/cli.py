@@ -1235,7 +1235,7 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
 
 def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
     """Write each record as it comes (a rich table, or its lines flushed per record; TSV after a
-    header line), warnings to stderr (each text once); an error record
+    header line), warnings to stderr (each text once; a table shows them itself); an error record
     (:class:`inflect.predict.ErrorRecord`) is written in its place and its message goes to
     stderr, and the command ends with status 1 after the last record when there was one; an
     error raised (``--strict``) ends it at once, what was written stays written."""
@@ -1267,6 +1267,8 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
                 if console is None:
                     click.echo(f"error: {record.message}", err=True)
                 continue
+            if console is not None:
+                continue  # the table shows the record's warnings: not again on stderr
             where = f"{record.where}: " if record.where is not None else ""
             for note in record.warnings:
                 if note not in seen:  # once per text (a feature, a symbol of a lemma)

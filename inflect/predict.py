@@ -300,6 +300,27 @@ class Record(Outcome):
         }
 
 
+def _without_empty(
+    forms: list[Form], cert: Certificate, warnings: list[str]
+) -> tuple[list[Form], Certificate]:
+    """``forms`` without the empty string, which is never a form, and the certificate that
+    still holds: the list is no longer the whole support (full support becomes mode only), and
+    where the empty string was the most probable output the first form left is not the mode
+    (the certificate becomes none). A note for the record is appended to ``warnings``."""
+    at = next((i for i, f in enumerate(forms) if not f.form), None)
+    if at is None:
+        return forms, cert
+    warnings.append(
+        f"the model gave the empty string probability {forms[at].probability:.4g}; it is not a "
+        "form and is left out of the list"
+    )
+    if at == 0:
+        cert = Certificate.NONE
+    elif cert is Certificate.FULL_SUPPORT:
+        cert = Certificate.MODE_ONLY
+    return forms[:at] + forms[at + 1 :], cert
+
+
 @dataclass(frozen=True)
 class Prediction(Record):
     """The result for one inflection input: ``Prediction(lemma, tags, language, source,
@@ -834,6 +855,7 @@ class Searcher:
             more = self.max_forms
             if cert is Certificate.FULL_SUPPORT:
                 cert = Certificate.MODE_ONLY
+        forms, cert = _without_empty(forms, cert, item.warnings)
         return Outcome(
             forms=tuple(forms),
             certificate=cert,

@@ -754,3 +754,43 @@ multilingual-medium = 60.0
     )
     with pytest.raises(RegistryError, match=r"\[language.german\] unknown model 'y'; models: x"):
         list_models(folder)
+
+
+@pytest.mark.parametrize("place", [0, 1])
+def test_the_empty_string_is_never_a_form(monkeypatch, place):
+    """Issue 37 item 10: an empty output is left out, with a note, and the certificate says
+    what still holds: the list is not the whole support (second place: mode only), and the
+    first form left is not the mode when the empty string was the most probable (none)."""
+    from inflect.predict import Form, Predictor
+    from inflect.search import Certificate
+
+    predictor = Predictor.from_default("german", lexicons=())
+    plain = predictor.predict("Wort", "N;GEN;SG")
+    assert plain.certificate is Certificate.FULL_SUPPORT and len(plain.forms) >= 2
+    original = Predictor._forms
+
+    def with_empty(self, hyps, item):
+        forms = original(self, hyps, item)
+        p = forms[0].probability + 0.01 if place == 0 else forms[1].probability + 1e-9
+        return sorted([*forms, Form("", p)], key=lambda f: -f.probability)
+
+    monkeypatch.setattr(Predictor, "_forms", with_empty)
+    got = predictor.predict("Wort", "N;GEN;SG")
+    assert [f.form for f in got.forms] == [f.form for f in plain.forms]
+    assert got.certificate is (Certificate.NONE if place == 0 else Certificate.MODE_ONLY)
+    assert any("empty string" in w for w in got.warnings)
+
+
+def test_a_warning_is_shown_once_on_a_terminal_and_once_in_a_pipe():
+    """Issue 37 item 11: the table shows the record's warnings, so stderr does not repeat
+    them; TSV has no warnings column, so they go to stderr (once each)."""
+    from click.testing import CliRunner
+
+    from inflect.cli import main
+
+    note = "symbol '😀' (U+1F600) of lemma 'Haus😀' was not seen in training"
+    for fmt in ("table", "tsv"):
+        out = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus😀", "N;DAT;PL",
+                                        "--format", fmt], env={"COLUMNS": "200"})
+        assert out.exit_code == 0, out.output
+        assert out.output.count(note) == 1, (fmt, out.output)
