@@ -33,7 +33,9 @@ def duration(seconds: float) -> str:
 
 
 class RichProgress:
-    """Context manager and callback ``(event, info)`` rendering training progress."""
+    """Context manager and callback ``(event, info)`` rendering training progress: on a
+    terminal, a progress bar and the lines; elsewhere (a log file, a pipe) the lines only, each
+    whole on one line."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
@@ -48,6 +50,7 @@ class RichProgress:
             TimeRemainingColumn(),
             console=self.console,
             transient=False,
+            disable=not self.console.is_terminal,  # a log file gets the lines, not a bar
         )
         self.task: Any = None
         self.epochs = 0
@@ -60,7 +63,8 @@ class RichProgress:
         self.progress.__exit__(*exc)
 
     def _print(self, text: str, style: str | None = None) -> None:
-        self.console.print(text, style=style, markup=False, highlight=False)
+        # soft_wrap: a line is never broken by rich (a terminal wraps it; a log file keeps it)
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def __call__(self, event: str, info: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{event}", None)

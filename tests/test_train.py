@@ -707,3 +707,34 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
     assert bad.exit_code != 0 and "attention_mapping" in bad.output and "sparsemax" in bad.output
     both = CliRunner().invoke(main, [*plain, "--resume", "--out", str(first)])
     assert both.exit_code == 2 and "--resume" in both.output
+
+
+def test_train_help_gives_each_presets_defaults():
+    """Issue 37 item 11: `train --help` names the defaults, which come from the preset; the
+    figures it prints are checked against the presets themselves."""
+    from inflect.model import PRESETS
+
+    text = " ".join(CliRunner().invoke(main, ["train", "--help"], terminal_width=300,
+                                       max_content_width=300).output.split())
+    for option, field in (("--epochs", "max_epochs"), ("--patience", "patience")):
+        said = text.split(f"{option} INTEGER RANGE", 1)[1].split(" --", 1)[0]
+        for name in PRESETS:
+            assert f"{name} {Config.from_preset(name).to_dict()[field]}" in said, (option, name)
+    said = text.split("--batch-size INTEGER RANGE", 1)[1].split(" --", 1)[0]
+    for name in PRESETS:
+        value = Config.from_preset(name).to_dict()["batch_size"]
+        assert f"{name} {value}" in said or f"{name} and cpu-small-plain {value}" in said, name
+
+
+def test_a_training_log_in_a_file_has_whole_lines_and_no_bar(tmp_path):
+    """Issue 37 item 11: not on a terminal, `train` writes its lines only (no progress bar, so
+    no "0:00:… left"), each whole, however long (rich wrapped them at 80 columns)."""
+    data = _german_low_data(tmp_path)
+    args = [*_cli_train_args(data, "deu", "softmax"), "--out", str(tmp_path / "run")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert not any("left in epoch" in line or "…" in line for line in lines)
+    start = next(line for line in lines if line.startswith("device cpu"))
+    assert start.rstrip().endswith("dev examples") and len(start) > 80  # one line, not wrapped
+    assert any(line.startswith("epoch   1  train loss") for line in lines)
