@@ -37,7 +37,7 @@ from inflect import defaults
 from inflect.cells import CellTable, load_cells
 from inflect.data import TagBundle, control_problem
 from inflect.languages import resolve
-from inflect.predict import InputError, Prediction, Predictor, make_query
+from inflect.predict import Form, InputError, Prediction, Predictor, make_query
 from inflect.search import Certificate
 from inflect.unimorph import DIMENSIONS, by_dimension, ordered_features, value_key
 
@@ -76,25 +76,9 @@ class ParadigmError(InputError):
     message reads ``FILE:LINE: what (value)`` where the input came from a file."""
 
 
-@dataclass(frozen=True)
-class CellForm:
-    """One form of a cell.
-
-    Attributes:
-        form: the form as text.
-        probability: its probability under the model (float, 0 to 1).
-        source: where the form is attested (``"shared-task data"``, ``FILE:LINE``), where the
-            predictor's record says so (a lexicon); None: the model's answer alone.
-    """
-
-    form: str
-    probability: float
-    source: str | None = None
-
-    @property
-    def attested(self) -> bool:
-        """True when the form is attested (:attr:`source` is set)."""
-        return self.source is not None
+#: One form of a cell: the predictor's :class:`~inflect.predict.Form` (form, probability, and
+#: the source where it is attested), as the record gives it.
+CellForm = Form
 
 
 @dataclass(frozen=True)
@@ -663,9 +647,7 @@ class Paradigms:
 
 def _cell(bundle: TagBundle, place: tuple[tuple[str, ...], str, str], pred: Prediction) -> Cell:
     """A cell of the predictor's record: each form keeps the ``source`` the record gives it."""
-    forms = tuple(
-        CellForm(f.form, float(f.probability), getattr(f, "source", None)) for f in pred.forms
-    )
+    forms = tuple(Form(f.form, float(f.probability), f.source) for f in pred.forms)
     block, row, column = place
     return Cell(
         tags=bundle.text,
