@@ -9,8 +9,8 @@ the same cells without it, all measured in the same run, interleaved.
 3. Reference, today's way: one cold ``inflect predict`` per cell, ``--separate`` of them
    (default all 28, in a row; 0 skips it): ratio (3) / (1).
 4. In process, warm (``--warm``, default on): the paradigm as one batch
-   (:meth:`inflect.paradigm.Paradigms.paradigm`) against the 28 cells asked one at a time
-   (:meth:`inflect.predict.Predictor.predict`), both on the same loaded predictor, best of
+   (:meth:`inflect.inference.paradigm.Paradigms.paradigm`) against the 28 cells asked one at a time
+   (:meth:`inflect.inference.predictor.Predictor.predict`), both on the same loaded predictor, best of
    ``--repeat``: ratio of the 28 single queries to the one batch.
 
 Each subprocess is timed by wall clock and by its CPU time (user + system of the child,
@@ -68,7 +68,7 @@ def _run_python(code: str) -> tuple[float, float]:
 
 
 def _cells() -> list[str]:
-    from inflect.paradigm import CellCatalogue
+    from inflect.inference.paradigm import CellCatalogue
 
     return [b.text for b in CellCatalogue("high").cells(LANGUAGE, POS)]
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.warm:
         import torch
 
-        from inflect.paradigm import Paradigms
+        from inflect.inference.paradigm import Paradigms
 
         torch.set_num_threads(args.threads)
         paradigms = Paradigms.from_default(LANGUAGE)

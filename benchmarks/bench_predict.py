@@ -9,7 +9,7 @@ in-process throughput, and the wall time of one cold query.
    (A B A B ...), and the best of ``--repeat`` (2) is kept per checkout: wall time, and the
    process CPU time (user + system of the child; steadier than wall time on a loaded machine).
    Also printed: how often the two checkouts give the same most probable form.
-2. ``--throughput``: the same inputs through :class:`inflect.predict.Predictor` in this process,
+2. ``--throughput``: the same inputs through :class:`inflect.inference.predictor.Predictor` in this process,
    single model and ensemble, ``support`` never and auto, with accuracy and certificate shares;
    ratios against the single model with the beam alone (``never``) measured in the same run.
 3. ``--cold``: one `inflect predict` query in a fresh process (median of ``--repeat``), and where
@@ -52,22 +52,22 @@ import sys, time, json
 t0 = time.perf_counter()
 import torch
 t1 = time.perf_counter()
-import inflect.cli, inflect.predict, inflect.report, inflect.models
+import inflect.cli.commands, inflect.inference.predictor, inflect.render.report, inflect.inference.registry
 t2 = time.perf_counter()
 torch.set_num_threads({threads})
-p = inflect.predict.load_predictor({models!r}, "german")
+p = inflect.inference.predictor.load_predictor({models!r}, "german")
 t3 = time.perf_counter()
 r = p.predict({lemma!r}, {tags!r}, "german")
 t4 = time.perf_counter()
-inflect.report.prediction_tsv(r)
+inflect.render.report.prediction_tsv(r)
 print(json.dumps({{"import torch": t1 - t0, "import inflect (cli, predict, report)": t2 - t1,
                   "load checkpoint(s)": t3 - t2, "search + decode": t4 - t3}}))
 """
 
 
 def _predict_command(models: list[str], *args: str) -> list[str]:
-    """``python -m inflect.cli predict --lang german ARGS --model M ...``."""
-    cmd = [sys.executable, "-m", "inflect.cli", "predict", "--lang", "german", *args]
+    """``python -m inflect.cli.commands predict --lang german ARGS --model M ...``."""
+    cmd = [sys.executable, "-m", "inflect.cli.commands", "predict", "--lang", "german", *args]
     for m in models:
         cmd += ["--model", m]
     return cmd
@@ -77,7 +77,7 @@ def _takes_threads(checkout: Path, env: dict[str, str], cwd: str) -> bool:
     """Whether that checkout's `inflect predict` has --threads (older ones read
     OMP_NUM_THREADS only)."""
     out = subprocess.run(
-        [sys.executable, "-m", "inflect.cli", "predict", "--help"],
+        [sys.executable, "-m", "inflect.cli.commands", "predict", "--help"],
         cwd=cwd,
         env={**env, "PYTHONPATH": str(checkout)},
         capture_output=True,
@@ -174,9 +174,9 @@ def throughput(
 
     import torch
 
-    from inflect.predict import Predictor
-    from inflect.search import Certificate
-    from inflect.vocab import UnknownSymbolWarning
+    from inflect.decoding.search import Certificate
+    from inflect.inference.predictor import Predictor
+    from inflect.nn.vocab import UnknownSymbolWarning
 
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # dev has letters unseen in training
     torch.set_num_threads(threads)
@@ -252,9 +252,9 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(HERE))
-    from inflect.data import load_split
-    from inflect.models import default_model
-    from inflect.predict import make_query
+    from inflect.inference.predictor import make_query
+    from inflect.inference.registry import default_model
+    from inflect.text.records import load_split
 
     models = args.model or [str(m) for m in default_model("german").members]
     print(f"cited, not measured: {CITED_PEER}")

@@ -25,7 +25,7 @@ MAX_FORMS = 100
 #: Inputs searched together by prediction (one encoder pass and one beam over all of them).
 CHUNK_SIZE = 256
 #: Seconds without a new input line (a terminal, a pipe that stays open) after which the lines
-#: read so far are searched and answered, fewer than CHUNK_SIZE (:mod:`inflect.streaming`).
+#: read so far are searched and answered, fewer than CHUNK_SIZE (:mod:`inflect.inference.streaming`).
 STREAM_IDLE_SECONDS = 0.15
 
 #: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when its most probable
@@ -53,7 +53,7 @@ def max_output_length(source_length: int) -> int:
 
 def fallback_output_length(source_length: int) -> int:
     """The output length limit of a model whose checkpoint records no output lengths (one
-    written before the record, :mod:`inflect.lengths`): ``2·S + 30`` for a source of ``S``
+    written before the record, :mod:`inflect.nn.lengths`): ``2·S + 30`` for a source of ``S``
     symbols. Every gold form of the CoNLL–SIGMORPHON 2018 dev files is within ``2·S + 20``
     (43 of them beyond the old ``2·S + 10``); 10 more are margin."""
     return 2 * source_length + 30
@@ -61,5 +61,5 @@ def fallback_output_length(source_length: int) -> int:
 
 def output_length_margin(longest: int) -> int:
     """Symbols added to the longest output the training data have for a source length
-    (:mod:`inflect.lengths`): ``10 + longest // 4``."""
+    (:mod:`inflect.nn.lengths`): ``10 + longest // 4``."""
     return 10 + longest // 4

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from inflect.train import Item
+from inflect.training.trainer import Item
 
 CONSONANTS = "bdfgklmnprst"
 VOWELS = "aeiou"
@@ -43,7 +43,7 @@ def lemma(rng: random.Random) -> str:
 
 
 def items(n: int, seed: int, language: str | None = "synth") -> list[Item]:
-    """``n`` random examples; returns :class:`inflect.train.Item` s (characters as symbols)."""
+    """``n`` random examples; returns :class:`inflect.training.trainer.Item` s (characters as symbols)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):

@@ -1,4 +1,4 @@
-"""int8 storage of shipped weights (:func:`inflect.checkpoint.quantize_int8`): the error bound
+"""int8 storage of shipped weights (:func:`inflect.nn.checkpoint.quantize_int8`): the error bound
 of symmetric per-row quantization, and a checkpoint stored that way loads as float32."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import synthetic
 import torch
 from test_train import tiny_config
 
-from inflect.checkpoint import (
+from inflect.nn.checkpoint import (
     INT8_ROWS,
     SCALE_SUFFIX,
     CheckpointError,
@@ -17,7 +17,7 @@ from inflect.checkpoint import (
     quantize_int8,
     save_tensors,
 )
-from inflect.train import TrainingData, train
+from inflect.training.trainer import TrainingData, train
 
 
 def test_per_row_int8_keeps_every_weight_within_half_a_step():

@@ -1,7 +1,7 @@
 from click.testing import CliRunner
 
 from inflect import __version__
-from inflect.cli import main
+from inflect.cli.commands import main
 
 
 def test_help_lists_the_program():
@@ -17,7 +17,7 @@ def test_version():
 
 
 def test_train_help_names_every_preset():
-    from inflect.model import PRESETS
+    from inflect.nn.model import PRESETS
 
     result = CliRunner().invoke(main, ["train", "--help"], terminal_width=200)
     assert result.exit_code == 0, result.output

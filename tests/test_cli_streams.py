@@ -15,8 +15,8 @@ import safetensors
 from click.testing import CliRunner
 from test_train import _cli_train_args, _german_low_data
 
-import inflect.checkpoint
-from inflect.cli import main
+import inflect.nn.checkpoint
+from inflect.cli.commands import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,14 +52,14 @@ def test_a_closed_standard_stream_is_a_one_line_error(command, says):
 def test_translate_with_standard_input_closed(monkeypatch, tmp_path):
     """The same handler serves `inflect translate` (its sentences read from standard input):
     stand-in translator, standard input None as Python sets it when fd 0 is closed."""
-    import inflect.translate
+    import inflect.inference.translator
 
     class Echo:
         def stream(self, queries, **options):  # options: e.g. idle (slow input)
             yield from queries
 
     monkeypatch.setattr(
-        inflect.translate.Translator, "from_checkpoints", classmethod(lambda *a, **k: Echo())
+        inflect.inference.translator.Translator, "from_checkpoints", classmethod(lambda *a, **k: Echo())
     )
     monkeypatch.setattr(sys, "stdin", None)
     with pytest.raises(Exception) as caught:
@@ -91,7 +91,7 @@ def test_a_full_disk_during_train_names_the_folder(tmp_path, monkeypatch, failur
     def full(*_args, **_kwargs):
         raise failure
 
-    monkeypatch.setattr(inflect.checkpoint, "save_file", full)
+    monkeypatch.setattr(inflect.nn.checkpoint, "save_file", full)
     resumed = [*args[:-6], "--epochs", "2", "--resume", "--data-dir", str(data), "--out", str(out)]
     result = CliRunner().invoke(main, resumed)
     assert result.exit_code == 1
@@ -157,7 +157,7 @@ def test_evaluate_refuses_a_language_the_file_name_does_not_give(tmp_path):
 
 
 def test_predict_strips_whitespace_around_the_lemma(tmp_path):
-    from inflect.predict import InputError, make_query, read_queries
+    from inflect.inference.predictor import InputError, make_query, read_queries
 
     query = make_query(" Haus ", " N;DAT;PL ", "de")
     assert query.lemma == "Haus" and str(query.tags) == "N;DAT;PL"

@@ -8,10 +8,10 @@ import synthetic
 import torch
 
 from inflect import sparse
-from inflect.checkpoint import load_model
-from inflect.model import Config
-from inflect.search import Ensemble, beam_search
-from inflect.train import TrainingData, build_model, make_batch, train
+from inflect.decoding.search import Ensemble, beam_search
+from inflect.nn.checkpoint import load_model
+from inflect.nn.model import Config
+from inflect.training.trainer import TrainingData, build_model, make_batch, train
 
 pytestmark = [
     pytest.mark.cuda,

@@ -1,4 +1,4 @@
-"""Readers of SIGMORPHON-style files (inflect.data) and their statistics (inflect.stats)."""
+"""Readers of SIGMORPHON-style files (inflect.text.records) and their statistics (inflect.corpora.stats)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from inflect import data as data_module
-from inflect.data import (
+from inflect.text import records as data_module
+from inflect.corpora.stats import compute_stats
+from inflect.text.records import (
     DataFormatError,
     Example,
     TagBundle,
@@ -21,7 +22,6 @@ from inflect.data import (
     parse_file,
     read_examples,
 )
-from inflect.stats import compute_stats
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -327,7 +327,7 @@ def test_every_shared_file_loads_with_expected_totals(conll2018):
 
 
 def test_predict_tsv_output_given_as_data_says_which_format_to_use(tmp_path):
-    from inflect.report import PREDICTION_TSV_COLUMNS
+    from inflect.render.report import PREDICTION_TSV_COLUMNS
 
     header = "\t".join(PREDICTION_TSV_COLUMNS)
     path = write(tmp_path / "german.pred", header + "\nHaus\tN;DAT;PL\tgerman\tfull\t1\t1\tHäusern\t1.0\n")

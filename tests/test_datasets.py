@@ -1,4 +1,4 @@
-"""Dataset manifests, the data folder, locating files and fetching them (inflect.datasets).
+"""Dataset manifests, the data folder, locating files and fetching them (inflect.corpora.manifests).
 
 Downloads are tested against a tiny HTTP server on 127.0.0.1 (and a file:// URL): there is no
 network in CI.
@@ -19,7 +19,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from inflect.datasets import (
+from inflect.corpora.manifests import (
     ChecksumError,
     FetchError,
     Manifest,
@@ -29,7 +29,7 @@ from inflect.datasets import (
     locate,
     verify,
 )
-from inflect.languages import UnknownLanguageError
+from inflect.text.languages import UnknownLanguageError
 
 # --- the data folder and locate ---------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Data-parallel training (inflect.distributed, the trainer under torchrun) on CPU with gloo.
+"""Data-parallel training (inflect.training.distributed, the trainer under torchrun) on CPU with gloo.
 
 The reference is the plain single-process trainer: two processes with batch B each must make the
 updates of one process with batch 2B (same seed, dropout 0), and a data-parallel run stopped
@@ -22,10 +22,15 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from safetensors import safe_open
 
-from inflect.checkpoint import MODEL_FILE, STATE_FILE, load_model
-from inflect.distributed import World
-from inflect.model import Config
-from inflect.train import TrainingData, TrainingInterrupted, _every_process_a_share, train
+from inflect.nn.checkpoint import MODEL_FILE, STATE_FILE, load_model
+from inflect.nn.model import Config
+from inflect.training.distributed import World
+from inflect.training.trainer import (
+    TrainingData,
+    TrainingInterrupted,
+    _every_process_a_share,
+    train,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 

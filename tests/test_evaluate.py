@@ -1,5 +1,5 @@
-"""The CoNLL–SIGMORPHON 2018 task 1 metrics (inflect.scoring), the sparsity statistics
-(inflect.sparsity), the atomic writer (inflect.files) and `inflect evaluate`.
+"""The CoNLL–SIGMORPHON 2018 task 1 metrics (inflect.evaluation.scoring), the sparsity statistics
+(inflect.evaluation.sparsity), the atomic writer (inflect.io.atomic) and `inflect evaluate`.
 
 Expected values are computed by hand (in the comments) or by a float64 dynamic-programming
 Levenshtein and a dict-based scorer written here from the definitions of the shared task's
@@ -22,11 +22,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inflect.cli import main
-from inflect.data import DataFormatError, Example, TagBundle, language_from_filename, read_examples
-from inflect.evaluate import write_results
-from inflect.files import atomic_write, write_text
-from inflect.scoring import (
+from inflect.cli.commands import main
+from inflect.evaluation.runner import write_results
+from inflect.evaluation.scoring import (
     MACRO,
     SCORE_COLUMNS,
     levenshtein,
@@ -34,13 +32,21 @@ from inflect.scoring import (
     score_files,
     score_predictions,
 )
-from inflect.sparsity import (
+from inflect.evaluation.sparsity import (
     attention_statistics,
     certificate_shares,
     mean_step_support,
     mean_support_strings,
     single_string_share,
     sparsity_statistics,
+)
+from inflect.io.atomic import atomic_write, write_text
+from inflect.text.records import (
+    DataFormatError,
+    Example,
+    TagBundle,
+    language_from_filename,
+    read_examples,
 )
 
 # --- references -------------------------------------------------------------------------------
@@ -337,7 +343,7 @@ def test_single_string_share_and_mean_strings():
 
 
 def test_certificate_shares():
-    from inflect.search import Certificate
+    from inflect.decoding.search import Certificate
 
     shares = certificate_shares(
         [Certificate.FULL_SUPPORT, "full_support", Certificate.MODE_ONLY, "NONE", None]

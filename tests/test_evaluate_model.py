@@ -1,4 +1,4 @@
-"""Tests of model evaluation (inflect.evaluate), ambiguity reports, attention explanations and
+"""Tests of model evaluation (inflect.evaluation.runner), ambiguity reports, attention explanations and
 the `inflect evaluate --model` / `inflect report ambiguity` / `inflect explain` commands.
 
 Known distributions come from hand-made Decodables (``TableModel`` of tests/test_search.py);
@@ -24,19 +24,19 @@ from rich.console import Console
 from test_predict import ckpt, ckpt2  # noqa: F401  (module fixtures, reused)
 from test_search import EOS, TableModel
 
-from inflect.ambiguity import ambiguity_report
-from inflect.batching import Vocabularies, make_batch
-from inflect.checkpoint import checkpoint_members
-from inflect.cli import main
-from inflect.data import Example, TagBundle
-from inflect.evaluate import SPARSITY_COLUMNS, evaluate_predictor
-from inflect.explain import EOS_LABEL, Explanation, explain
-from inflect.model import Seq2Seq
-from inflect.predict import Form, Prediction, Predictor
-from inflect.report import ambiguity_html, ambiguity_markdown, attention_heatmap
-from inflect.scoring import MACRO
-from inflect.search import Certificate, beam_search, teacher_forced
-from inflect.vocab import UnknownSymbolWarning
+from inflect.cli.commands import main
+from inflect.decoding.search import Certificate, beam_search, teacher_forced
+from inflect.evaluation.ambiguity import ambiguity_report
+from inflect.evaluation.runner import SPARSITY_COLUMNS, evaluate_predictor
+from inflect.evaluation.scoring import MACRO
+from inflect.inference.explain import EOS_LABEL, Explanation, explain
+from inflect.inference.predictor import Form, Prediction, Predictor
+from inflect.nn.batching import Vocabularies, make_batch
+from inflect.nn.checkpoint import checkpoint_members
+from inflect.nn.model import Seq2Seq
+from inflect.nn.vocab import UnknownSymbolWarning
+from inflect.render.report import ambiguity_html, ambiguity_markdown, attention_heatmap
+from inflect.text.records import Example, TagBundle
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -330,7 +330,7 @@ def test_heat_map_leaves_zero_weights_blank():
 
 def _forced_attention(model, lemma, tags, form):
     """The attention (T, S) of the model's teacher-forced forward pass over ``form`` + EOS."""
-    from inflect.languages import resolve
+    from inflect.text.languages import resolve
 
     spec = resolve("german")
     batch = make_batch(

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli import main
-from inflect.vocab import UnknownSymbolWarning
+from inflect.cli.commands import main
+from inflect.nn.vocab import UnknownSymbolWarning
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -51,8 +51,8 @@ def test_unknown_features_of_the_test_files_are_answered(conll2018):
     """The covered test files hold 24 lines of 12 languages with a feature their medium
     training data never had (the issue's figure, recomputed): each is answered by the medium
     model; those with a feature the model never saw are marked, one warning per feature."""
-    from inflect.models import default_model
-    from inflect.predict import Predictor, make_query
+    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.registry import default_model
 
     unknown = _unknown_lines(conll2018)
     assert len(unknown) == 24 and len({lang for lang, *_ in unknown}) == 12
@@ -97,8 +97,8 @@ def test_every_line_of_every_shared_task_file_is_taken_or_gets_an_error_record(c
     """Each line of each train, dev and covered test file, read as `inflect predict --input`
     reads it: the medium model takes it (prepared for the search) or it becomes an error record
     with its line; nothing raises, no line is lost."""
-    from inflect.models import default_model
-    from inflect.predict import ErrorRecord, Predictor, read_queries
+    from inflect.inference.predictor import ErrorRecord, Predictor, read_queries
+    from inflect.inference.registry import default_model
 
     predictor = Predictor.from_checkpoints(
         list(default_model("armenian", setting="medium").members)

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import golden
+import pytest
 
 CASES = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
 

@@ -1,4 +1,4 @@
-"""Tests of inflect.languages: name resolution, spec validation and the exact text round trip."""
+"""Tests of inflect.text.languages: name resolution, spec validation and the exact text round trip."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inflect import languages
-from inflect.languages import (
+from inflect.text import languages
+from inflect.text.languages import (
     LanguageSpec,
     LanguageSpecError,
     UnknownLanguageError,
@@ -217,7 +217,7 @@ def test_to_dict_from_dict_round_trip_through_json():
 
 def test_importing_languages_stays_light():
     code = (
-        "import sys, inflect.languages as L; L.resolve('de'); "
+        "import sys, inflect.text.languages as L; L.resolve('de'); "
         "print(sorted(m for m in ('torch', 'numpy', 'pandas', 'difflib') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

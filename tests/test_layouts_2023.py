@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli import main
-from inflect.data import (
+from inflect.cli.commands import main
+from inflect.text.records import (
     DataFormatError,
     TagBundle,
     check_file,

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli import main
-from inflect.data import DataFormatError, TagBundle
+from inflect.cli.commands import main
 from inflect.lexicon import (
     FileLexicon,
     LexiconError,
@@ -26,6 +25,7 @@ from inflect.lexicon import (
     write_store,
 )
 from inflect.lexicon.store import SHIPPED_STORE
+from inflect.text.records import DataFormatError, TagBundle
 
 SPLITS = ("train-high", "train-medium", "train-low", "dev")
 
@@ -196,8 +196,8 @@ def test_the_first_form_is_the_attested_one_on_a_sample_of_every_language(conll2
     """For a sample of the train and dev pairs of every language, the shipped default model with
     the shipped lexicon answers the attested form first (the first of the data's forms of that
     input), the model's forms after it."""
-    from inflect.models import default_model
-    from inflect.predict import Predictor, make_query
+    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.registry import default_model
 
     rng = random.Random(2018)
     by_model: dict[tuple[str, ...], list[tuple[str, str, str, list[str]]]] = {}
@@ -309,8 +309,8 @@ GERMAN_GOLD = ["Katze\tKatzen\tN;NOM;PL", "Wort\tWortes\tN;GEN;SG", "Haus\tHäus
 
 
 def test_evaluate_scores_the_model_alone_unless_a_lexicon_is_given(tmp_path, one_thread):
-    from inflect.evaluate import evaluate_checkpoints
-    from inflect.models import default_model
+    from inflect.evaluation.runner import evaluate_checkpoints
+    from inflect.inference.registry import default_model
 
     gold = write(tmp_path / "german-dev", GERMAN_GOLD)
     runner = CliRunner()
@@ -364,8 +364,8 @@ def test_evaluate_refuses_the_shipped_lexicon_on_the_dev_set_it_holds(conll2018)
 
 
 def attested_record():
-    from inflect.predict import Form, Prediction
-    from inflect.search import Certificate
+    from inflect.decoding.search import Certificate
+    from inflect.inference.predictor import Form, Prediction
 
     forms = (
         Form("dreamt", 0.25, "english.tsv:4"),  # attested, also the model's
@@ -386,7 +386,7 @@ def attested_record():
 
 
 def test_the_records_tell_attested_and_model_forms_apart():
-    from inflect.report import prediction_2018, prediction_jsonl, prediction_tsv
+    from inflect.render.report import prediction_2018, prediction_jsonl, prediction_tsv
 
     rec = attested_record()
     assert [f.form for f in rec.attested] == ["dreamt", "dreamnt"]
@@ -414,8 +414,8 @@ def test_the_table_and_the_ambiguity_reports_show_the_mark():
     import lxml.html
     from rich.console import Console
 
-    from inflect.ambiguity import ambiguity_report
-    from inflect.report import ambiguity_html, ambiguity_markdown, prediction_table
+    from inflect.evaluation.ambiguity import ambiguity_report
+    from inflect.render.report import ambiguity_html, ambiguity_markdown, prediction_table
 
     rec = attested_record()
     console = Console(width=120, record=True)

@@ -1,4 +1,4 @@
-"""Tests of inflect.vocab and inflect.model: vocabularies, mappings, masking, tag-set invariance,
+"""Tests of inflect.nn.vocab and inflect.nn.model: vocabularies, mappings, masking, tag-set invariance,
 the Decodable protocol."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import entmax as oracle
 import pytest
 import torch
 
-from inflect.batching import Vocabularies, make_batch, output_symbols
-from inflect.model import ATTENTION_SCORES, PRESETS, Config, Seq2Seq
-from inflect.vocab import (
+from inflect.nn.batching import Vocabularies, make_batch, output_symbols
+from inflect.nn.model import ATTENTION_SCORES, PRESETS, Config, Seq2Seq
+from inflect.nn.vocab import (
     BOS_ID,
     EOS_ID,
     PAD,

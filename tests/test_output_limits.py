@@ -15,17 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from inflect.codec import CharCodec
-from inflect.languages import all_languages, resolve
-from inflect.lengths import OutputLengths, output_limit
-from inflect.vocab import UnknownSymbolWarning
+from inflect.nn.lengths import OutputLengths, output_limit
+from inflect.nn.vocab import UnknownSymbolWarning
+from inflect.text.codec import CharCodec
+from inflect.text.languages import all_languages, resolve
 
 _PREDICTORS: dict = {}
 
 
 def _predictor(language: str, setting: str | None = None):
-    from inflect.models import default_model
-    from inflect.predict import Predictor
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.registry import default_model
 
     members = default_model(language, setting=setting).members
     if members not in _PREDICTORS:
@@ -48,7 +48,7 @@ def test_every_dev_gold_form_is_within_the_limit_the_shipped_models_search(conll
     the model's symbols) is never longer than the limit the search uses for its lemma alone.
     The shipped checkpoints predate the length record, so this is the fallback; 43 gold forms
     were beyond the old ``2·S + 10`` (the issue's count, recomputed here)."""
-    from inflect.predict import Prepared
+    from inflect.inference.predictor import Prepared
 
     beyond_old, checked = 0, 0
     for spec in all_languages():
@@ -114,7 +114,7 @@ def test_output_lengths_by_hand():
 def test_an_answer_does_not_depend_on_its_neighbours(conll2018):
     """Albanian `vë` V;2;PL;COND;PRF asked alone and followed by a longer lemma in one chunk:
     the same forms with the same probabilities; the gold (albanian-dev) is among them."""
-    from inflect.predict import make_query
+    from inflect.inference.predictor import make_query
 
     predictor = _predictor("albanian")
     gold = {(lem, tags): form for lem, form, tags in _rows(conll2018 / "albanian-dev")}
@@ -138,8 +138,8 @@ def test_daj_reaches_its_gold_form_and_always_is_never_worse_than_auto(conll2018
     """`daj` V;3;SG;COND;PRF: the gold `do të kishte darë` (albanian-dev, 17 characters) is
     listed; and under the old limit of 16 symbols, `--support always` lists every form the beam
     of `auto` listed, with a best probability at least the beam's (item 2)."""
-    from inflect.predict import Predictor, make_query
-    from inflect.search import beam_search, encode, enumerate_support
+    from inflect.decoding.search import beam_search, encode, enumerate_support
+    from inflect.inference.predictor import Predictor, make_query
 
     rows = {(lem, tags): form for lem, form, tags in _rows(conll2018 / "albanian-dev")}
     assert rows[("daj", "V;3;SG;COND;PRF")] == "do të kishte darë"

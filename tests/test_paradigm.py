@@ -1,4 +1,4 @@
-"""Paradigms (inflect.paradigm, inflect.cells, inflect.unimorph): the cells of a language and part
+"""Paradigms (inflect.inference.paradigm, inflect.corpora.cells, inflect.text.unimorph): the cells of a language and part
 of speech, their layout by UniMorph dimension, and the paradigm made through the Predictor.
 
 Expected values are independent of the code under test: the dimensions and orders as the UniMorph
@@ -15,9 +15,8 @@ from typing import NamedTuple
 
 import pytest
 
-from inflect.cells import load_cells
-from inflect.languages import UnknownLanguageError
-from inflect.paradigm import (
+from inflect.corpora.cells import load_cells
+from inflect.inference.paradigm import (
     CellForm,
     ParadigmError,
     ParadigmRequest,
@@ -25,8 +24,9 @@ from inflect.paradigm import (
     layout,
     read_requests,
 )
-from inflect.predict import InputError, Prediction, Predictor
-from inflect.unimorph import dimension_of, ordered_features, part_of_speech, value_key
+from inflect.inference.predictor import InputError, Prediction, Predictor
+from inflect.text.languages import UnknownLanguageError
+from inflect.text.unimorph import dimension_of, ordered_features, part_of_speech, value_key
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -292,7 +292,7 @@ def test_an_input_file_streams_paradigms_with_their_lines(german, tmp_path):
 def test_a_missing_or_malformed_cells_file_is_named(tmp_path):
     import gzip
 
-    from inflect.cells import CellsError, cells_file
+    from inflect.corpora.cells import CellsError, cells_file
 
     with pytest.raises(
         CellsError,

@@ -1,4 +1,4 @@
-"""The HTML paradigm page (inflect.paradigm_html): its structure parsed with lxml, and the page in
+"""The HTML paradigm page (inflect.render.paradigm_html): its structure parsed with lxml, and the page in
 headless Chromium (file:// URL, the DOM it ends with, its console, a screenshot), as the ambiguity
 report is tested (tests/test_report_browser.py).
 
@@ -18,9 +18,9 @@ import pytest
 from test_report_browser import _browser, _chromium
 from test_report_html import HOSTILE
 
-from inflect.paradigm import Block, Cell, CellForm, Paradigm
-from inflect.paradigm_html import paradigm_page
-from inflect.search import Certificate
+from inflect.decoding.search import Certificate
+from inflect.inference.paradigm import Block, Cell, CellForm, Paradigm
+from inflect.render.paradigm_html import paradigm_page
 
 
 def _cell(tags, row, column, forms, cert):

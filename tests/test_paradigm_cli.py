@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from test_paradigm import GERMAN_N
 
-from inflect.cli import main
-from inflect.paradigm_render import PARADIGM_TSV_COLUMNS
+from inflect.cli.commands import main
+from inflect.render.paradigm import PARADIGM_TSV_COLUMNS
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -138,7 +138,7 @@ def test_a_narrow_terminal_folds_the_grid_instead_of_cutting_it():
     from rich.console import Console
     from test_paradigm_browser import small_paradigm
 
-    from inflect.paradigm_render import paradigm_table
+    from inflect.render.paradigm import paradigm_table
 
     console = Console(width=36, record=True, color_system=None)
     console.print(paradigm_table(small_paradigm("a-very-long-lemma-name")))

@@ -1,8 +1,8 @@
-"""Tests of inflect.predict, inflect.models and `inflect predict` / `inflect models`.
+"""Tests of inflect.inference.predictor, inflect.inference.registry and `inflect predict` / `inflect models`.
 
 A tiny model is trained once per module on the synthetic language of ``tests/synthetic.py``
 (labelled German, so that the German language spec does the text pipeline). Expected values come
-from direct calls of :mod:`inflect.search` on the model and from teacher-forced scoring.
+from direct calls of :mod:`inflect.decoding.search` on the model and from teacher-forced scoring.
 """
 
 from __future__ import annotations
@@ -21,17 +21,34 @@ import synthetic
 import torch
 from click.testing import CliRunner
 
-from inflect.batching import Vocabularies, make_batch, output_symbols
-from inflect.checkpoint import load_checkpoint, load_model, save_model
-from inflect.cli import main
-from inflect.data import DataFormatError, parse_lines
-from inflect.languages import UnknownLanguageError, resolve
-from inflect.model import Config, Seq2Seq
-from inflect.models import NoDefaultModelError, RegistryError, default_model, list_models
-from inflect.predict import InputError, Predictor, load_predictor, make_query, read_queries
-from inflect.search import Certificate, Ensemble, MemberBatches, beam_search, enumerate_support
-from inflect.train import TrainingData, train
-from inflect.vocab import UnknownSymbolWarning, Vocab
+from inflect.cli.commands import main
+from inflect.decoding.search import (
+    Certificate,
+    Ensemble,
+    MemberBatches,
+    beam_search,
+    enumerate_support,
+)
+from inflect.inference.predictor import (
+    InputError,
+    Predictor,
+    load_predictor,
+    make_query,
+    read_queries,
+)
+from inflect.inference.registry import (
+    NoDefaultModelError,
+    RegistryError,
+    default_model,
+    list_models,
+)
+from inflect.nn.batching import Vocabularies, make_batch, output_symbols
+from inflect.nn.checkpoint import load_checkpoint, load_model, save_model
+from inflect.nn.model import Config, Seq2Seq
+from inflect.nn.vocab import UnknownSymbolWarning, Vocab
+from inflect.text.languages import UnknownLanguageError, resolve
+from inflect.text.records import DataFormatError, parse_lines
+from inflect.training.trainer import TrainingData, train
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -96,7 +113,7 @@ def score(model, batch, tokens):
 def ensemble_score(models, batches, tokens):
     """Teacher-forced probability of ``tokens`` + EOS under the mean of ``models``: each member
     stepped here on its own batch, the product over steps of the mean of the members' step
-    probabilities (float64), independently of :class:`inflect.search.Ensemble`."""
+    probabilities (float64), independently of :class:`inflect.decoding.search.Ensemble`."""
     with torch.inference_mode():
         states = [m.start(b) for m, b in zip(models, batches, strict=True)]
         prev, logp = models[0].bos_id, 0.0
@@ -352,7 +369,7 @@ def test_every_line_gets_an_answer_or_an_error_record(ckpt, tmp_path):
     """Issue 37, item 5: not strict, a line that cannot be read (line 11: one field; line 12:
     not UTF-8; line 13: an empty lemma) takes its place as an error record naming its line, and
     every other line is answered, in order."""
-    from inflect.predict import ErrorRecord
+    from inflect.inference.predictor import ErrorRecord
 
     predictor = Predictor.from_checkpoints([ckpt], chunk_size=4)
     good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES] * 2
@@ -630,7 +647,7 @@ def test_malformed_registry_is_named(tmp_path, text, message):
 
 
 def test_missing_member_file_is_an_incomplete_installation(tmp_path, monkeypatch):
-    import inflect.models
+    import inflect.inference.registry
 
     folder = registry(tmp_path, '[german]\nmembers = ["gone.safetensors"]\n')
     # the user's own models folder: reinstalling would not help
@@ -641,7 +658,7 @@ def test_missing_member_file_is_an_incomplete_installation(tmp_path, monkeypatch
     assert listed.exit_code == 0  # listed, with a warning naming the missing file
     assert f"warning: the model 'german' lacks {folder / 'gone.safetensors'}" in listed.stderr
     # the same registry as the package's own folder: a broken installation
-    monkeypatch.setattr(inflect.models, "_PACKAGE_DIR", folder)
+    monkeypatch.setattr(inflect.inference.registry, "_PACKAGE_DIR", folder)
     monkeypatch.delenv("INFLECT_MODELS_DIR", raising=False)
     with pytest.raises(RegistryError, match="installation is incomplete, reinstall"):
         default_model("german")
@@ -656,11 +673,11 @@ def test_cold_predict_imports_no_data_libraries(ckpt, option, heavy):
     args = ["predict", "--model", str(ckpt), "kala", "V;PL", *([option] if option else [])]
     code = (
         "import sys\n"
-        "from inflect.cli import main\n"
+        "from inflect.cli.commands import main\n"
         f"try: main({args!r})\n"
         "except SystemExit: pass\n"
-        "bad = [m for m in ('pandas', 'pyarrow', 'rich.progress', 'inflect.train', "
-        "'inflect.datasets') if m in sys.modules]\n"
+        "bad = [m for m in ('pandas', 'pyarrow', 'rich.progress', 'inflect.training.trainer', "
+        "'inflect.corpora.manifests') if m in sys.modules]\n"
         "print('HEAVY', bad, file=sys.stderr)\n"
     )
     out = subprocess.run(
@@ -676,7 +693,7 @@ def test_cold_predict_imports_no_data_libraries(ckpt, option, heavy):
 
 
 def test_command_line_bytes_that_are_not_utf8_are_an_error():
-    from inflect.predict import InputError, make_query
+    from inflect.inference.predictor import InputError, make_query
 
     lemma = b"K\xe4tze".decode("utf-8", "surrogateescape")  # what Python makes of such argv
     with pytest.raises(InputError, match="not UTF-8"):
@@ -685,7 +702,7 @@ def test_command_line_bytes_that_are_not_utf8_are_an_error():
 
 
 def test_blank_lines_in_an_input_file_are_reported_with_their_line(tmp_path):
-    from inflect.predict import read_queries
+    from inflect.inference.predictor import read_queries
 
     path = tmp_path / "in.tsv"
     path.write_text("aa\tN;PL\n\nbb\tN;PL\n   \ncc\tN;PL\n", encoding="utf-8")
@@ -761,8 +778,8 @@ def test_the_empty_string_is_never_a_form(monkeypatch, place):
     """Issue 37 item 10: an empty output is left out, with a note, and the certificate says
     what still holds: the list is not the whole support (second place: mode only), and the
     first form left is not the mode when the empty string was the most probable (none)."""
-    from inflect.predict import Form, Predictor
-    from inflect.search import Certificate
+    from inflect.decoding.search import Certificate
+    from inflect.inference.predictor import Form, Predictor
 
     predictor = Predictor.from_default("german", lexicons=())
     plain = predictor.predict("Wort", "N;GEN;SG")
@@ -786,7 +803,7 @@ def test_a_warning_is_shown_once_on_a_terminal_and_once_in_a_pipe():
     them; TSV has no warnings column, so they go to stderr (once each)."""
     from click.testing import CliRunner
 
-    from inflect.cli import main
+    from inflect.cli.commands import main
 
     note = "symbol '😀' (U+1F600) of lemma 'Haus😀' was not seen in training"
     for fmt in ("table", "tsv"):

@@ -12,10 +12,10 @@ import synthetic
 from click.testing import CliRunner
 from test_train import write_conll
 
-from inflect.checkpoint import load_metadata
-from inflect.cli import main
-from inflect.train import TrainingInterrupted, load_data, train
+from inflect.cli.commands import main
+from inflect.nn.checkpoint import load_metadata
 from inflect.training.queue import QueueSpec, queue_status, run_queue
+from inflect.training.trainer import TrainingInterrupted, load_data, train
 
 TINY = ("--preset", "tiny", "--epochs", "3", "--device", "cpu", "--attention", "softmax",
         "--output", "softmax")
@@ -38,7 +38,7 @@ def _metrics(run: Path) -> list[dict[str, str]]:
 
 def _interrupt_in_epoch_2(root: Path, data: Path) -> None:
     """German's run, stopped at batch 1 of epoch 2 (as SIGTERM does: a resumable state)."""
-    from inflect.model import Config
+    from inflect.nn.model import Config
 
     def stop(event: str, info: dict) -> None:
         if event == "batch" and info["epoch"] == 2 and info["batch"] == 1:

@@ -21,13 +21,13 @@ import synthetic
 import torch
 from safetensors import safe_open
 
-from inflect.checkpoint import MODEL_FILE
-from inflect.languages import resolve
-from inflect.model import Config
-from inflect.predict import Predictor, read_queries
-from inflect.report import frame_markdown, prediction_2018
-from inflect.scoring import score_files
-from inflect.train import TrainingData, TrainingInterrupted, load_data, run_status, train
+from inflect.evaluation.scoring import score_files
+from inflect.inference.predictor import Predictor, read_queries
+from inflect.nn.checkpoint import MODEL_FILE
+from inflect.nn.model import Config
+from inflect.render.report import frame_markdown, prediction_2018
+from inflect.text.languages import resolve
+from inflect.training.trainer import TrainingData, TrainingInterrupted, load_data, run_status, train
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
@@ -135,7 +135,7 @@ def test_run_status_new_interrupted_finished(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::inflect.vocab.UnknownSymbolWarning")
+@pytest.mark.filterwarnings("ignore::inflect.nn.vocab.UnknownSymbolWarning")
 def test_smoke_recipe_end_to_end(conll2018, tmp_path):
     out = tmp_path / "grid"
     env = {**os.environ, "INFLECT_DATA_DIR": str(conll2018)}
@@ -183,7 +183,7 @@ def test_smoke_recipe_end_to_end(conll2018, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::inflect.vocab.UnknownSymbolWarning")
+@pytest.mark.filterwarnings("ignore::inflect.nn.vocab.UnknownSymbolWarning")
 def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
     """`run.py --smoke --ray` on a local Ray of 2 CPUs: a worker dies inside a run (the fault
     injection kills it at batch 5), Ray retries the task, the run resumes from its last saved
@@ -252,9 +252,9 @@ def _load_ship():
 def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(tmp_path):
     import dataclasses
 
-    from inflect.checkpoint import load_tensors, save_model
-    from inflect.models import default_model
-    from inflect.train import build_model
+    from inflect.inference.registry import default_model
+    from inflect.nn.checkpoint import load_tensors, save_model
+    from inflect.training.trainer import build_model
 
     ship = _load_ship()
     torch.manual_seed(0)
@@ -298,8 +298,8 @@ def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(t
 def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypatch, capsys):
     import argparse
 
-    import inflect.evaluate
-    from inflect.scoring import MACRO
+    import inflect.evaluation.runner
+    from inflect.evaluation.scoring import MACRO
 
     ship = _load_ship()
     calls = []
@@ -309,7 +309,7 @@ def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypat
         frame = pd.DataFrame({"language": [langs[0], MACRO], "accuracy": [50.0 + len(calls), 0]})
         return argparse.Namespace(frame=frame)
 
-    monkeypatch.setattr(inflect.evaluate, "evaluate_checkpoints", fake_evaluate)
+    monkeypatch.setattr(inflect.evaluation.runner, "evaluate_checkpoints", fake_evaluate)
     member = tmp_path / "m.safetensors"
     member.write_bytes(b"weights v1")
     args = argparse.Namespace(results=str(tmp_path / "ship"), rescore=False, data_dir=None,
@@ -328,8 +328,8 @@ def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypat
 
 
 def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
-    from inflect.checkpoint import save_model
-    from inflect.train import build_model
+    from inflect.nn.checkpoint import save_model
+    from inflect.training.trainer import build_model
 
     ship = _load_ship()
     config = Config.from_preset("tiny", learning_rate=5e-4, seed=3)
@@ -358,8 +358,8 @@ def test_ship_lists_the_command_of_a_warm_start(tmp_path, monkeypatch):
     """A member warm-started from a checkpoint: the registry gets that checkpoint's own command
     (its config: seed 1, written to its own run folder) where the file is at its recorded path,
     and a note that it is not recorded where it is not."""
-    from inflect.checkpoint import save_model
-    from inflect.train import build_model
+    from inflect.nn.checkpoint import save_model
+    from inflect.training.trainer import build_model
 
     ship = _load_ship()
     monkeypatch.chdir(tmp_path)

@@ -26,24 +26,24 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 from click.testing import CliRunner  # noqa: E402
 
-from inflect.checkpoint import (  # noqa: E402
+from inflect.cli.commands import main  # noqa: E402
+from inflect.decoding.search import Certificate  # noqa: E402
+from inflect.inference.predictor import InputError  # noqa: E402
+from inflect.inference.translator import Translator, read_sentences  # noqa: E402
+from inflect.nn.checkpoint import (  # noqa: E402
     CheckpointError,
     LoadedModel,
     load_checkpoint,
     load_tensors,
 )
-from inflect.cli import main  # noqa: E402
-from inflect.codec import (  # noqa: E402
+from inflect.text.codec import (  # noqa: E402
     CharCodec,
     SentencePieceCodec,
     codec_from_dict,
     train_sentencepiece,
 )
-from inflect.languages import resolve  # noqa: E402
-from inflect.predict import InputError  # noqa: E402
-from inflect.search import Certificate  # noqa: E402
-from inflect.train import items_from_texts  # noqa: E402
-from inflect.translate import Translator, read_sentences  # noqa: E402
+from inflect.text.languages import resolve  # noqa: E402
+from inflect.training.trainer import items_from_texts  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "translation" / "run.py"
@@ -244,8 +244,8 @@ def _targets(recipe, data, size):
 
 
 def test_translator_rejects_inflection_models(tmp_path):
-    from inflect.model import Config, Seq2Seq
-    from inflect.vocab import PAD, Vocab
+    from inflect.nn.model import Config, Seq2Seq
+    from inflect.nn.vocab import PAD, Vocab
 
     syms = Vocab(["a", "b"])
     model = Seq2Seq(Config(emb_dim=8, hidden_dim=8, layers=1), syms, syms,
@@ -262,8 +262,8 @@ def test_translator_rejects_inflection_models(tmp_path):
 
 
 def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small_codec, tmp_path):
-    from inflect.model import Config
-    from inflect.train import TrainingData, train
+    from inflect.nn.model import Config
+    from inflect.training.trainer import TrainingData, train
 
     torch.set_num_threads(1)
     de, en = SENTENCES[0:6:2], SENTENCES[1:6:2]

@@ -1,4 +1,4 @@
-"""The hand-differentiated recurrences (inflect.recurrence) against autograd, in float64.
+"""The hand-differentiated recurrences (inflect.nn.recurrence) against autograd, in float64.
 
 The references are independent of the code under test: PyTorch's own ``nn.LSTM`` over a packed
 sequence for the encoder, and autograd through the model's step-by-step decoder
@@ -11,11 +11,11 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from inflect.batching import Vocabularies, make_batch
-from inflect.model import Config, Seq2Seq
-from inflect.recurrence import bilstm_layer, entmax_backward
+from inflect.nn.batching import Vocabularies, make_batch
+from inflect.nn.model import Config, Seq2Seq
+from inflect.nn.recurrence import bilstm_layer, entmax_backward
+from inflect.nn.vocab import PAD, Vocab
 from inflect.sparse import entmax
-from inflect.vocab import PAD, Vocab
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 

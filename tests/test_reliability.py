@@ -19,18 +19,12 @@ from click.testing import CliRunner
 from rich.console import Console
 from test_predict import ckpt  # noqa: F401  (module fixture, reused)
 
-from inflect.cli import main
-from inflect.data import (
-    DataFormatError,
-    check_file,
-    detect_format,
-    iter_examples,
-    read_examples,
-)
-from inflect.datasets import fetch, load_manifest
-from inflect.outputs import OutputError
-from inflect.predict import Form, InputError, Prediction, make_query
-from inflect.report import (
+from inflect.cli.commands import main
+from inflect.corpora.manifests import fetch, load_manifest
+from inflect.decoding.search import Certificate
+from inflect.inference.predictor import Form, InputError, Prediction, make_query
+from inflect.io.outputs import OutputError
+from inflect.render.report import (
     PREDICTION_TSV_COLUMNS,
     datasets_table,
     evaluation_table,
@@ -43,7 +37,13 @@ from inflect.report import (
     stats_table,
     tsv_line,
 )
-from inflect.search import Certificate
+from inflect.text.records import (
+    DataFormatError,
+    check_file,
+    detect_format,
+    iter_examples,
+    read_examples,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -173,11 +173,11 @@ def _shown(renderable) -> str:
 
 @pytest.mark.parametrize("text", MARKUP)
 def test_every_table_shows_user_text_verbatim(text):
-    from inflect.datasets import LanguageSummary
-    from inflect.explain import Explanation
-    from inflect.models import ShippedModel
-    from inflect.report import attention_heatmap
-    from inflect.stats import SplitStats
+    from inflect.corpora.manifests import LanguageSummary
+    from inflect.corpora.stats import SplitStats
+    from inflect.inference.explain import Explanation
+    from inflect.inference.registry import ShippedModel
+    from inflect.render.report import attention_heatmap
 
     pred = Prediction(
         text,
@@ -215,8 +215,8 @@ def test_attention_png_shows_dollar_signs_verbatim(tmp_path):
     pytest.importorskip("matplotlib")
     import numpy as np
 
-    from inflect.explain import Explanation
-    from inflect.report import attention_figure, attention_png
+    from inflect.inference.explain import Explanation
+    from inflect.render.report import attention_figure, attention_png
 
     # "$a^$" is a mathtext syntax error: read as mathtext, writing the PNG would fail
     pred = Prediction(
@@ -248,12 +248,12 @@ def test_predict_table_with_markup_in_the_lemma(ckpt):  # noqa: F811
 
 def test_evaluate_writes_its_files_before_rendering(tmp_path, monkeypatch):
     gold = write(tmp_path / "german-dev", "Haus\tHäuser\tN;NOM;PL\n")
-    import inflect.report
+    import inflect.render.report
 
     def broken(*args, **kwargs):
         raise RuntimeError("rendering failed")
 
-    monkeypatch.setattr(inflect.report, "scores_table", broken)
+    monkeypatch.setattr(inflect.render.report, "scores_table", broken)
     out = tmp_path / "res" / "de"
     result = run("evaluate", "--pred", gold, "--gold", gold, "--out", out, "--format", "table")
     assert isinstance(result.exception, RuntimeError)
@@ -263,12 +263,12 @@ def test_evaluate_writes_its_files_before_rendering(tmp_path, monkeypatch):
 
 def test_explain_writes_the_png_before_rendering(ckpt, tmp_path, monkeypatch):  # noqa: F811
     pytest.importorskip("matplotlib")
-    import inflect.report
+    import inflect.render.report
 
     def broken(*args, **kwargs):
         raise RuntimeError("rendering failed")
 
-    monkeypatch.setattr(inflect.report, "attention_heatmap", broken)
+    monkeypatch.setattr(inflect.render.report, "attention_heatmap", broken)
     png = tmp_path / "kala.png"
     result = run("explain", "--model", ckpt, "kala", "V;PL", "--png", png, "--format", "table")
     assert isinstance(result.exception, RuntimeError)
@@ -321,12 +321,12 @@ def _pair(tmp_path):
 
 
 def test_output_under_a_file_is_a_clear_error_before_any_work(tmp_path, monkeypatch):
-    import inflect.scoring
+    import inflect.evaluation.scoring
 
     def never(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(inflect.scoring, "score_files", never)
+    monkeypatch.setattr(inflect.evaluation.scoring, "score_files", never)
     gold = _pair(tmp_path)
     blocker = write(tmp_path / "blocker", "x")
     result = run("evaluate", "--pred", gold, "--gold", gold, "--out", blocker / "res" / "de")
@@ -428,7 +428,7 @@ def test_fetch_into_a_bad_place(tmp_path, monkeypatch):
         f"Error: cannot write {blocker}/data: {blocker} is a file, not a folder\n"
     )
     # a full disk while writing: the file named, no folder left behind
-    import inflect.datasets
+    import inflect.corpora.manifests
 
     class Full:
         def __init__(self, path):
@@ -443,11 +443,11 @@ def test_fetch_into_a_bad_place(tmp_path, monkeypatch):
         def write(self, block):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    # the download's file, opened by name in inflect.datasets
+    # the download's file, opened by name in inflect.corpora.manifests
     def opened(path, mode="r", *args, **kwargs):
         return Full(path) if mode == "wb" else open(path, mode, *args, **kwargs)
 
-    monkeypatch.setattr(inflect.datasets, "open", opened, raising=False)
+    monkeypatch.setattr(inflect.corpora.manifests, "open", opened, raising=False)
     target = tmp_path / "data"
     with pytest.raises(OutputError) as info:
         fetch(load_manifest(manifest), data_dir=target)
@@ -582,8 +582,8 @@ def test_data_commands_print_tsv_in_a_pipe(tmp_path):
 
 
 def test_explain_and_report_print_tsv_in_a_pipe(ckpt, tmp_path):  # noqa: F811
-    from inflect.explain import explain
-    from inflect.predict import Predictor
+    from inflect.inference.explain import explain
+    from inflect.inference.predictor import Predictor
 
     result = run("explain", "--model", ckpt, "kala", "V;PL")
     assert result.exit_code == 0, result.output
@@ -653,7 +653,7 @@ def test_a_narrow_terminal_never_cuts_a_form_or_a_number(width):
 def test_evaluate_at_any_width_shows_every_number(width):
     """Issue 37 item 7: at 20 columns `evaluate` dropped every number; each value is now shown
     whole (as the table formats it: accuracy 2 decimals, shares in percent 1 decimal)."""
-    from inflect.report import evaluation_table
+    from inflect.render.report import evaluation_table
 
     frame = pd.DataFrame({
         "language": ["german", "macro-average"], "n": [1000, 1000],

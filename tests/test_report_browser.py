@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from test_report_html import HOSTILE, small_report
 
-from inflect.report_html import ambiguity_page
+from inflect.render.report_html import ambiguity_page
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 

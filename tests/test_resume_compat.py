@@ -15,11 +15,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import synthetic
 import torch
 from safetensors import safe_open
 
-import synthetic
-from inflect.train import TrainingData, train
+from inflect.training.trainer import TrainingData, train
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "run-flat-0.1"
 FINAL = "cdd8e2830ff70077dc2a39b6b7bccfb9401f75c6f71eff507eab18f7c97fd985"

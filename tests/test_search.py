@@ -1,4 +1,4 @@
-"""Tests of inflect.search against brute-force enumeration on tiny hand-made Decodables.
+"""Tests of inflect.decoding.search against brute-force enumeration on tiny hand-made Decodables.
 
 The models here define the next-symbol distribution as an explicit function of (input, prefix),
 so the test computes every output string's exact probability (float64 product of the model's
@@ -17,7 +17,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inflect.search import (
+from inflect.decoding.search import (
     Certificate,
     Ensemble,
     MemberBatches,

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli import main
+from inflect.cli.commands import main
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -131,8 +131,8 @@ def test_no_model_and_no_shipped_model_is_a_clear_error(tmp_path):
 
 
 def test_shipped_members_load_as_typed_models():
-    from inflect.checkpoint import checkpoint_members, load_checkpoint, load_model
-    from inflect.models import default_model
+    from inflect.inference.registry import default_model
+    from inflect.nn.checkpoint import checkpoint_members, load_checkpoint, load_model
 
     members = default_model("german").members
     assert len(members) == 2
@@ -180,8 +180,8 @@ def _exact_match(records, rows) -> float:
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_readme_figures_of_the_shipped_ensemble_on_german_dev(conll2018, one_thread):
-    from inflect.predict import Predictor, make_query
-    from inflect.vocab import UnknownSymbolWarning
+    from inflect.inference.predictor import Predictor, make_query
+    from inflect.nn.vocab import UnknownSymbolWarning
 
     rows = _gold_rows(conll2018)
     assert len(rows) == 1000
@@ -237,8 +237,8 @@ def test_every_language_resolves_to_its_most_accurate_shipped_model():
     accuracy in its [language.NAME] table (read here with tomllib), of any setting; `--setting
     medium` picks the medium model wherever there is one, `--setting high` fails where there is
     no high one (Telugu: its low data are in the medium model)."""
-    from inflect.languages import all_languages
-    from inflect.models import NoDefaultModelError, default_model
+    from inflect.inference.registry import NoDefaultModelError, default_model
+    from inflect.text.languages import all_languages
 
     registry = tomllib.loads((SHIPPED / "registry.toml").read_text(encoding="utf-8"))
     specs = all_languages()
@@ -266,10 +266,10 @@ def test_every_language_resolves_to_its_most_accurate_shipped_model():
 def test_every_language_answers_with_its_default_model(conll2018, one_thread):
     """`inflect predict --lang L LEMMA TAGS` answers for each of the 103 languages: the first
     dev input of each gets a distribution whose probabilities sum to at most 1."""
-    from inflect.languages import all_languages
-    from inflect.models import default_model
-    from inflect.predict import Predictor, make_query
-    from inflect.vocab import UnknownSymbolWarning
+    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.registry import default_model
+    from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.text.languages import all_languages
 
     predictors: dict[tuple[Path, ...], Predictor] = {}
     for spec in all_languages():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inflect.streaming import IDLE, with_idle_marks
+from inflect.inference.streaming import IDLE, with_idle_marks
 
 REPO = Path(__file__).resolve().parent.parent
 LINES = ["Haus\tN;DAT;PL", "Katze\tN;NOM;PL", "Wort\tN;GEN;SG", "gehen\tV;IND;PST;1;SG"]
@@ -132,7 +132,7 @@ def test_a_line_on_an_open_pipe_is_answered_before_the_input_ends(tmp_path):
 
 
 def test_batch_composition_does_not_change_the_records():
-    from inflect.predict import load_predictor, make_query
+    from inflect.inference.predictor import load_predictor, make_query
 
     predictor = load_predictor([], "german")
     queries = [make_query(*x.split("\t"), "german") for x in LINES]

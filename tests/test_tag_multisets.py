@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from inflect.checkpoint import load_model
-from inflect.data import read_examples
-from inflect.model import Config
-from inflect.train import Item, TrainingData, make_batch, train
+from inflect.nn.checkpoint import load_model
+from inflect.nn.model import Config
+from inflect.text.records import read_examples
+from inflect.training.trainer import Item, TrainingData, make_batch, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -53,8 +53,8 @@ def test_the_reader_keeps_the_cells_the_2018_data_tell_apart(conll2018):
 def test_a_checkpoint_trained_with_sets_answers_as_before():
     """The shipped Albanian model predates the field: it reads bundles as sets, so the
     pluperfect and the perfect get the same forms, as they did."""
-    from inflect.models import default_model
-    from inflect.predict import Predictor
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.registry import default_model
 
     predictor = Predictor.from_checkpoints(list(default_model("albanian").members))
     assert {m.config.tag_bundles for m in predictor.members} == {"set"}
@@ -86,7 +86,7 @@ def test_a_retrained_model_tells_a_repeated_feature_apart(tmp_path):
     batch = make_batch(multi, dev_items[:2], targets=False)
     assert batch.features[0].tolist() != batch.features[1].tolist()
     # the predictor, end to end: each cell its own gold form (the rule above)
-    from inflect.predict import Predictor
+    from inflect.inference.predictor import Predictor
 
     predictor = Predictor.from_checkpoints([tmp_path / "multi"])
     for it in dev_items[:6]:

@@ -1,4 +1,4 @@
-"""Tests of inflect.train, inflect.checkpoint and `inflect train` on tiny synthetic languages."""
+"""Tests of inflect.training.trainer, inflect.nn.checkpoint and `inflect train` on tiny synthetic languages."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ import torch
 from click.testing import CliRunner
 from safetensors import safe_open
 
-from inflect.batching import output_symbols
-from inflect.checkpoint import (
+from inflect.cli.commands import main
+from inflect.decoding.search import greedy
+from inflect.nn.batching import output_symbols
+from inflect.nn.checkpoint import (
     MODEL_FILE,
     STATE_FILE,
     CheckpointError,
@@ -31,10 +33,8 @@ from inflect.checkpoint import (
     load_tensors,
     save_tensors,
 )
-from inflect.cli import main
-from inflect.model import Config, Seq2Seq
-from inflect.search import greedy
-from inflect.train import (
+from inflect.nn.model import Config, Seq2Seq
+from inflect.training.trainer import (
     Trainer,
     TrainingData,
     TrainingDiverged,
@@ -53,7 +53,7 @@ def tiny_config(**kw):
 
 
 def decode_strings(model, items):
-    """Greedy outputs as strings, decoded independently of inflect.train.evaluate."""
+    """Greedy outputs as strings, decoded independently of inflect.training.trainer.evaluate."""
     batch = make_batch(model, items, targets=False)
     with torch.inference_mode():
         hyps = greedy(model, batch, 30)
@@ -156,7 +156,7 @@ def test_checkpoint_round_trip_without_data(tmp_path):
 
 
 def test_device_names_resolve_or_fail_clearly():
-    from inflect.model import resolve_device
+    from inflect.nn.model import resolve_device
 
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto").type == expected
@@ -195,7 +195,7 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
     """Runs saved with the earlier dev batch size (500) resume under today's default (128); dev
     loss, accuracy and predictions are the same at any dev batch size."""
     from inflect import defaults
-    from inflect.train import evaluate
+    from inflect.training.trainer import evaluate
 
     items, dev = synthetic.items(48, seed=3), synthetic.items(23, seed=4)
     data = TrainingData(items, dev)
@@ -408,8 +408,8 @@ def test_cli_learn_alpha_flag(tmp_path):
 
 
 def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
-    from inflect.model import COPY_FEATURE
-    from inflect.train import _copy_pool, _draw
+    from inflect.nn.model import COPY_FEATURE
+    from inflect.training.trainer import _copy_pool, _draw
 
     items = synthetic.items(5, seed=3)
     pool = _copy_pool(items)
@@ -432,7 +432,7 @@ def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
 
 @pytest.mark.shared_data
 def test_real_data_items_and_one_update(conll2018):
-    from inflect.train import build_model, load_data
+    from inflect.training.trainer import build_model, load_data
 
     data = load_data("german", "medium", conll2018)
     assert len(data.train) == 1000 and len(data.dev) == 1000
@@ -564,7 +564,7 @@ def test_unwritable_run_folder_is_a_clear_error_before_any_work(tmp_path):
 
 
 def test_dev_sample_is_fixed_per_language():
-    from inflect.train import dev_sample
+    from inflect.training.trainer import dev_sample
 
     items = synthetic.items(30, seed=1) + synthetic.items(5, seed=2, language="other")
     rows = dev_sample(items, 10)
@@ -575,7 +575,7 @@ def test_dev_sample_is_fixed_per_language():
 
 
 def test_language_shares_by_hand():
-    from inflect.train import language_shares
+    from inflect.training.trainer import language_shares
 
     assert language_shares({"a": 900, "b": 100}, 1.0) == {"a": 900, "b": 100}
     # T = 2: weights sqrt(900) = 30 and sqrt(100) = 10 -> 1000 * 3/4 and 1000 * 1/4
@@ -712,7 +712,7 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
 def test_train_help_gives_each_presets_defaults():
     """Issue 37 item 11: `train --help` names the defaults, which come from the preset; the
     figures it prints are checked against the presets themselves."""
-    from inflect.model import PRESETS
+    from inflect.nn.model import PRESETS
 
     text = " ".join(CliRunner().invoke(main, ["train", "--help"], terminal_width=300,
                                        max_content_width=300).output.split())

@@ -1,13 +1,13 @@
 """Attested forms: lexicons consulted before the model.
 
 A *lexicon* holds forms that are written down: ``(language, lemma, tag bundle) -> form(s)``. The
-predictor (:class:`inflect.predict.Predictor`) asks its lexicon first and lists the attested
+predictor (:class:`inflect.inference.predictor.Predictor`) asks its lexicon first and lists the attested
 forms before the model's own distribution; the lexicon is a room of its own, not a branch of the
 search (the model is searched either way, so a user sees where it agrees).
 
 - :class:`FileLexicon`: a user's files in the UniMorph layouts (``lemma<TAB>form<TAB>tags``, the
   2018 layout, or ``lemma<TAB>tags<TAB>form``, the 2023 layout, detected as everywhere), read by
-  :func:`inflect.data.parse_file` (the same errors, with file and line).
+  :func:`inflect.text.records.parse_file` (the same errors, with file and line).
 - :class:`ShippedLexicon`: the attested pairs of CoNLL–SIGMORPHON 2018 task 1 (train-high,
   train-medium, train-low and dev of each language), stored in the package as one Parquet file
   with one row group per language (:mod:`inflect.lexicon.store`), read one language at a time.
@@ -15,8 +15,8 @@ search (the model is searched either way, so a user sees where it agrees).
   bundle)`` answers it alone, so a user's lexicon overrides the shipped one for its pairs.
 
 Matching: the lemma in the language's data normalisation
-(:meth:`inflect.languages.LanguageSpec.normalize_input`, as the model reads it) and the tag bundle
-as a :class:`inflect.data.TagBundle` (order-free, by the bundle's own equality).
+(:meth:`inflect.text.languages.LanguageSpec.normalize_input`, as the model reads it) and the tag bundle
+as a :class:`inflect.text.records.TagBundle` (order-free, by the bundle's own equality).
 """
 
 from inflect.lexicon.core import (

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from inflect.data import TagBundle
+from inflect.text.records import TagBundle
 
 __all__ = [
     "SHARED_TASK_SOURCE",
@@ -25,7 +25,7 @@ SHARED_TASK_SOURCE = "shared-task data"
 
 class LexiconError(ValueError):
     """A lexicon that cannot be used: a file whose language is unknown, a missing or broken
-    shipped store. (A malformed line is a :class:`inflect.data.DataFormatError`, naming the file
+    shipped store. (A malformed line is a :class:`inflect.text.records.DataFormatError`, naming the file
     and the line.)"""
 
 
@@ -62,14 +62,14 @@ class Lexicon(Protocol):
 
 @lru_cache(maxsize=128)
 def _spec(language: str):
-    from inflect.languages import resolve
+    from inflect.text.languages import resolve
 
     return resolve(language)
 
 
 def lemma_key(language: str, text: str) -> str:
     """``text`` (a lemma or form) in ``language``'s data normalisation
-    (:meth:`~inflect.languages.LanguageSpec.normalize_input`): how lexicons and the model read it.
+    (:meth:`~inflect.text.languages.LanguageSpec.normalize_input`): how lexicons and the model read it.
 
     Raises:
         UnknownLanguageError: no language has this name.

@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from inflect.data import Format, TagBundle, language_of_file, read_inflections
 from inflect.lexicon.core import Attestation, LexiconError, lemma_key
+from inflect.text.records import Format, TagBundle, language_of_file, read_inflections
 
 __all__ = ["FileLexicon"]
 
 
 def file_language(path: str | os.PathLike[str], language: str | None) -> str:
     """The language of a lexicon file: the one its name gives (``german.tsv``, ``de-words``,
-    ``german-train-high``: :func:`inflect.data.language_of_file`), else ``language``.
+    ``german-train-high``: :func:`inflect.text.records.language_of_file`), else ``language``.
 
     Raises:
         LexiconError: neither names a known language (the message says how to give one).
@@ -23,7 +23,7 @@ def file_language(path: str | os.PathLike[str], language: str | None) -> str:
         return language_of_file(path)
     except ValueError:
         if language:
-            from inflect.languages import resolve
+            from inflect.text.languages import resolve
 
             return resolve(language).name
     raise LexiconError(
@@ -37,10 +37,10 @@ class FileLexicon:
     """Attested forms read from files, all read at once (one layer of :class:`Lexicons`).
 
     Each file is ``lemma<TAB>form<TAB>tags`` (2018) or ``lemma<TAB>tags<TAB>form`` (2023), told
-    apart by where the tag bundles are (:func:`inflect.data.detect_format`) unless ``fmt`` says;
-    read by :func:`inflect.data.read_inflections`: UTF-8, blank lines skipped, every other defect
+    apart by where the tag bundles are (:func:`inflect.text.records.detect_format`) unless ``fmt`` says;
+    read by :func:`inflect.text.records.read_inflections`: UTF-8, blank lines skipped, every other defect
     an error naming the file and the line. Lemmas and forms are brought to the language's data
-    normalisation; the tag bundle is a :class:`~inflect.data.TagBundle` (order-free). Several
+    normalisation; the tag bundle is a :class:`~inflect.text.records.TagBundle` (order-free). Several
     forms of one input are all kept, in file order (the files in the order given); a form
     repeated for the same input is kept once, at its first line.
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from inflect.data import TagBundle
 from inflect.lexicon.core import SHARED_TASK_SOURCE, Attestation, LexiconError
+from inflect.text.records import TagBundle
 
 __all__ = ["METADATA_KEY", "SHIPPED_STORE", "ShippedLexicon", "write_store"]
 
@@ -59,7 +59,7 @@ def write_store(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from inflect.files import atomic_write
+    from inflect.io.atomic import atomic_write
 
     code = {s: i for i, s in enumerate(splits)}
     schema = pa.schema(

@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inflect import checkpoint as ckpt
-from inflect.files import write_text
+from inflect.nn import checkpoint as ckpt
+from inflect.io.atomic import write_text
 
 __all__ = [
     "LanguageStatus",
@@ -435,7 +435,7 @@ def run_language(spec: QueueSpec, root: str | Path, language: str, threads: int 
         click.ClickException, SystemExit: as ``inflect train`` (an error, or an interrupt:
         exit status 130, resumable).
     """
-    from inflect.cli import main
+    from inflect.cli.commands import main
 
     root = Path(root)
     status = language_status(root, language)

@@ -5,11 +5,11 @@ by part of speech, one gzip-compressed JSON file per training setting
 For every language of ``langs/`` with a ``train-SETTING`` file of CoNLL–SIGMORPHON 2018 task 1,
 each distinct tag bundle (a *set* of UniMorph features: ``N;PL;DAT`` and ``N;DAT;PL`` are one) is
 kept once, written as the data write it most often (ties: the first seen), under its part of
-speech (:func:`inflect.unimorph.part_of_speech`: the part-of-speech feature, the most specific
+speech (:func:`inflect.text.unimorph.part_of_speech`: the part-of-speech feature, the most specific
 where a bundle has several, e.g. ``V.PTCP`` for ``V;V.PTCP;PST``). Bundles without a
 part-of-speech feature (Navajo's ``PSS1P``, 2 bundles of the high data) are left out and counted.
 Only the tag bundles are stored, no lemma and no form. The layout is described in
-:mod:`inflect.cells`.
+:mod:`inflect.corpora.cells`.
 
 Usage::
 
@@ -23,12 +23,12 @@ import gzip
 import json
 from collections import Counter
 
-from inflect.cells import FORMAT, cells_file
-from inflect.data import load_split
-from inflect.datasets import locate
+from inflect.corpora.cells import FORMAT, cells_file
+from inflect.corpora.manifests import locate
 from inflect.defaults import SETTINGS
-from inflect.languages import all_languages
-from inflect.unimorph import part_of_speech
+from inflect.text.languages import all_languages
+from inflect.text.records import load_split
+from inflect.text.unimorph import part_of_speech
 
 
 def attested(language: str, setting: str, data_dir: str | None) -> tuple[dict[str, list[str]], int]:

@@ -53,7 +53,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def queue_spec(args: argparse.Namespace):
-    from inflect.languages import all_languages, resolve
+    from inflect.text.languages import all_languages, resolve
     from inflect.training.queue import QUEUE_FILE, QueueSpec
 
     root = Path(args.out)

@@ -76,7 +76,7 @@ def at_budget(frame, minutes: float) -> float:
 
 def report(out: Path, names: list[str], budgets: tuple[float, ...],
            data_dir: str | None = None) -> str:
-    from inflect.baseline import official_baseline
+    from inflect.corpora.baseline import official_baseline
 
     frame = curves(out, names)
     frame.to_csv(out / "results.csv", index=False)

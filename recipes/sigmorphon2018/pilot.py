@@ -1,6 +1,6 @@
 """The size pilot: model configurations compared at equal CPU time on a subset of languages.
 
-Each configuration trains one multilingual model (``inflect.train.train``) on the high setting of
+Each configuration trains one multilingual model (``inflect.training.trainer.train``) on the high setting of
 the chosen languages until its process has used ``--cpu-minutes`` of CPU time (process time, not
 wall time, so runs that share a loaded machine get the same compute), stopping at a batch
 boundary. The model selected on the dev sample (the best completed epoch, or the weights at the
@@ -58,9 +58,9 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     """Train configuration ``name`` within the CPU budget, then score it on the full dev sets."""
     import torch
 
-    from inflect.checkpoint import STATE_FILE, load_model, load_tensors
-    from inflect.model import Config, Seq2Seq
-    from inflect.train import dev_sample, evaluate, load_data, run_status, train
+    from inflect.nn.checkpoint import STATE_FILE, load_model, load_tensors
+    from inflect.nn.model import Config, Seq2Seq
+    from inflect.training.trainer import dev_sample, evaluate, load_data, run_status, train
 
     torch.set_num_threads(1)
     out = Path(args.out) / name

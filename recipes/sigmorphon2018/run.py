@@ -4,8 +4,8 @@ attention mapping (softmax, sparsemax, 1.5-entmax), in the high and medium setti
 seeds and the ensemble of the seeds, macro-averaged over languages.
 
 One command runs the grid; it can be stopped and restarted at any time: finished runs are skipped,
-interrupted ones resumed (``inflect.train.train(..., resume=True)``), evaluations are cached.
-Only the public API is used (``inflect.train``, ``inflect.evaluate``, ``inflect.report``); the
+interrupted ones resumed (``inflect.training.trainer.train(..., resume=True)``), evaluations are cached.
+Only the public API is used (``inflect.training.trainer``, ``inflect.evaluation.runner``, ``inflect.render.report``); the
 paper's table is made here (:func:`paper_table`).
 
     python recipes/sigmorphon2018/run.py --smoke --out runs/sigmorphon2018-smoke
@@ -37,14 +37,14 @@ import pandas as pd
 import torch
 
 from inflect import defaults
-from inflect.checkpoint import checkpoint_members
-from inflect.evaluate import evaluate_checkpoints
-from inflect.files import atomic_write, write_text
-from inflect.languages import all_languages, resolve
-from inflect.model import Config
-from inflect.report import frame_markdown
-from inflect.scoring import MACRO
-from inflect.train import load_data, run_status, train
+from inflect.evaluation.runner import evaluate_checkpoints
+from inflect.evaluation.scoring import MACRO
+from inflect.io.atomic import atomic_write, write_text
+from inflect.nn.checkpoint import checkpoint_members
+from inflect.nn.model import Config
+from inflect.render.report import frame_markdown
+from inflect.text.languages import all_languages, resolve
+from inflect.training.trainer import load_data, run_status, train
 
 MAPPINGS = ("softmax", "sparsemax", "entmax15")
 SMOKE = {
@@ -352,7 +352,7 @@ def evaluate_cached(
     data_dir: str | None,
     device: str,
 ) -> pd.DataFrame:
-    """Per-language rows of inflect.evaluate for these checkpoints, cached in ``cache``."""
+    """Per-language rows of inflect.evaluation.runner for these checkpoints, cached in ``cache``."""
     newest = max((m / "model.safetensors").stat().st_mtime for m in models)
     if cache.is_file() and cache.stat().st_mtime >= newest:
         return pd.read_parquet(cache)

@@ -2,11 +2,11 @@
 
 For each model given (``NAME=CHECKPOINT[,CHECKPOINT...]``; several checkpoints form an ensemble,
 their next-symbol probabilities averaged), the ensemble is evaluated with beam search
-(``inflect.evaluate.evaluate_checkpoints``: beam 5, widened where the support is not certified) on
+(``inflect.evaluation.runner.evaluate_checkpoints``: beam 5, widened where the support is not certified) on
 the full dev set of every language it serves; the scores are cached in ``--results``, keyed by
 the members' SHA-256 (``--rescore`` ignores the cache). The members are then written in float16
 (or as trained with ``--keep-dtype``) to ``--out-dir/NAME/``, and
-``--out-dir/registry.toml`` (version 2, see :mod:`inflect.models`) lists every model and, for
+``--out-dir/registry.toml`` (version 2, see :mod:`inflect.inference.registry`) lists every model and, for
 every language, each serving model's dev accuracy. Every language of ``langs/`` must be served.
 
 ``--results`` also receives ``table-dev-NAME.md``: per language, dev accuracy beside the
@@ -24,7 +24,7 @@ Usage::
 Per-language models (``inflect queue`` folders): ``--queue SETTING=ROOT`` adds, for every
 language of the queue in ``ROOT`` that has a selected model, the model ``LANGUAGE-SETTING``
 (its one member ``ROOT/LANGUAGE``), stored as ``--out-dir/per-language/SETTING/LANGUAGE``;
-``--int8`` stores those in int8 with per-row scales (:func:`inflect.checkpoint.quantize_int8`)
+``--int8`` stores those in int8 with per-row scales (:func:`inflect.nn.checkpoint.quantize_int8`)
 and scores them *as stored* (the quantized files are written to ``--results/int8/`` first).
 Only finished languages are taken, and only the per-language models that beat every other model
 of their setting on their language's dev set, by decreasing dev gain per MB while the shipped
@@ -227,9 +227,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
 def quantized(models: Models, results: Path) -> Models:
     """The same models with every member replaced by its int8 copy under ``results/int8/``
     (rewritten when the member's checkpoint changed: the copy records the source's SHA-256)."""
-    from inflect.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
-    from inflect.checkpoint import save_tensors as save
-    from inflect.files import sha256_of
+    from inflect.io.atomic import sha256_of
+    from inflect.nn.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
+    from inflect.nn.checkpoint import save_tensors as save
 
     out: Models = {}
     for name, paths in models.items():
@@ -253,7 +253,7 @@ def checkpoint_file(path: Path) -> Path:
 
 def model_facts(paths: list[Path]) -> dict[str, Any]:
     """Languages, setting, config and data description of the first member."""
-    from inflect.checkpoint import load_tensors
+    from inflect.nn.checkpoint import load_tensors
 
     _, meta = load_tensors(checkpoint_file(paths[0]))
     training = meta.get("training") or {}
@@ -301,7 +301,7 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
     ]
     if cfg.get("preset"):
         parts.append(f"--preset {cfg['preset']}")
-    from inflect.model import Config
+    from inflect.nn.model import Config
 
     preset = Config.from_preset(cfg.get("preset")).to_dict()
     if cfg.get("dev_sample") or preset["dev_sample"]:
@@ -357,7 +357,7 @@ def start_of(facts: dict[str, Any]) -> tuple[list[str], str]:
 
 def members_digest(paths: list[Path]) -> list[str]:
     """SHA-256 of each member's checkpoint file, in ensemble order: what a cached score is for."""
-    from inflect.files import sha256_of
+    from inflect.io.atomic import sha256_of
 
     return [sha256_of(checkpoint_file(path)) for path in paths]
 
@@ -368,8 +368,8 @@ def evaluate_model(name: str, paths: list[Path], languages: list[str], args: arg
     that trained on, another ensemble) is scored again, never reused."""
     import pandas as pd
 
-    from inflect.evaluate import evaluate_checkpoints
-    from inflect.scoring import MACRO
+    from inflect.evaluation.runner import evaluate_checkpoints
+    from inflect.evaluation.scoring import MACRO
 
     cache = Path(args.results) / f"{name}.csv"
     key_file = cache.with_suffix(".members.json")
@@ -404,7 +404,7 @@ def store_members(name: str, paths: list[Path], out_dir: Path, half: bool,
     into a new folder that then replaces the old one."""
     import torch
 
-    from inflect.checkpoint import load_tensors, save_tensors
+    from inflect.nn.checkpoint import load_tensors, save_tensors
 
     members = [load_tensors(checkpoint_file(path)) for path in paths]
     name = folder_name or name
@@ -431,7 +431,7 @@ def registry_text(
     models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any],
     kept: dict[str, dict] | None = None,
 ) -> str:
-    """Registry version 2 (see inflect.models); ``kept``: ``[model.NAME]`` tables written as
+    """Registry version 2 (see inflect.inference.registry); ``kept``: ``[model.NAME]`` tables written as
     they were."""
     lines = [
         "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
@@ -547,8 +547,8 @@ def main() -> None:
     parser.add_argument("--device", default="auto", help="where the models are evaluated")
     args = parser.parse_args()
 
-    from inflect.baseline import official_baseline
-    from inflect.languages import all_languages
+    from inflect.corpora.baseline import official_baseline
+    from inflect.text.languages import all_languages
 
     out_dir = Path(args.out_dir)
     models = parse_models(args.model)

@@ -5,16 +5,16 @@ on the same ``inflect`` model, trainer, search and certificates as inflection.
 The recipe is configuration plus glue on the public API:
 
 1. a joint SentencePiece subword model (BPE, German and English together) trained on the
-   training split only (:func:`inflect.codec.train_sentencepiece`), stored inside every
+   training split only (:func:`inflect.text.codec.train_sentencepiece`), stored inside every
    checkpoint;
-2. :func:`inflect.train.train` on the sentence pairs (:func:`inflect.train.items_from_texts`),
+2. :func:`inflect.training.trainer.train` on the sentence pairs (:func:`inflect.training.trainer.items_from_texts`),
    with separate model vocabularies (the pieces the German side uses, the pieces the English side
    uses: the output layer ranges over English pieces only), model selection by corpus BLEU of
    greedy decoding on the dev sentences;
-3. evaluation on val with :class:`inflect.translate.Translator` (beam search with certificates):
+3. evaluation on val with :class:`inflect.inference.translator.Translator` (beam search with certificates):
    sacrebleu BLEU and chrF of the detokenised output against the raw references (with their
    signatures), the mean output support size per decoding step along the output (teacher
-   forcing on the search's encoder pass, :func:`inflect.search.teacher_forced`), the share of
+   forcing on the search's encoder pass, :func:`inflect.decoding.search.teacher_forced`), the share of
    sentences whose beam carries an exact-search certificate, and the training throughput in
    target tokens per second.
 
@@ -42,12 +42,12 @@ from typing import Any
 
 import torch
 
-from inflect.codec import SentencePieceCodec, train_sentencepiece
-from inflect.files import write_bytes
-from inflect.model import Config
-from inflect.search import Certificate
-from inflect.train import Item, TrainingData, items_from_texts, run_status, train
-from inflect.vocab import UnknownSymbolWarning
+from inflect.decoding.search import Certificate
+from inflect.io.atomic import write_bytes
+from inflect.nn.model import Config
+from inflect.nn.vocab import UnknownSymbolWarning
+from inflect.text.codec import SentencePieceCodec, train_sentencepiece
+from inflect.training.trainer import Item, TrainingData, items_from_texts, run_status, train
 
 #: The output α sweep of the full size (1.33: near the paper's best output α on German→English).
 ALPHAS = ("softmax", "entmax:1.33", "entmax15", "sparsemax")
@@ -62,7 +62,7 @@ class Size:
         dev_pairs: val pairs used for model selection and evaluation (None: all 1,014).
         vocab_size: pieces of the joint SentencePiece model.
         model_type: ``"bpe"`` or ``"unigram"``.
-        config: :class:`inflect.model.Config` overrides.
+        config: :class:`inflect.nn.model.Config` overrides.
         runs: (output mapping, attention mapping) pairs.
         beam: beam size of the evaluation.
     """
@@ -131,12 +131,12 @@ FULL = Size(
 # ------------------------------------------------------------------------------------- data
 def data_folder(data_dir: str | Path | None) -> Path:
     """The folder with ``train.de`` etc.: ``data_dir`` itself or ``data_dir/multi30k``; default
-    :func:`inflect.datasets.data_dir` ``/multi30k``.
+    :func:`inflect.corpora.manifests.data_dir` ``/multi30k``.
 
     Raises:
         FileNotFoundError: no ``train.de`` there (the message says how to fetch the data).
     """
-    from inflect.datasets import data_dir as default_dir
+    from inflect.corpora.manifests import data_dir as default_dir
 
     base = Path(data_dir) if data_dir is not None else default_dir()
     for folder in (base, base / "multi30k"):
@@ -292,8 +292,8 @@ def evaluate_model(
         search is certified full support / the mode only / either), ``sentences``,
         ``decode_seconds`` and the ``hypotheses``.
     """
-    from inflect.sparsity import mean_step_support
-    from inflect.translate import SentenceQuery, Translator
+    from inflect.evaluation.sparsity import mean_step_support
+    from inflect.inference.translator import SentenceQuery, Translator
 
     translator = Translator.from_checkpoints([model_dir], beam_size=beam, support="never",
                                              chunk_size=chunk)
@@ -372,7 +372,7 @@ def run_grid(
     codec = None
     codec_path = out / "codec.json"  # the shared subword model, so resumed runs reuse it
     if codec_path.is_file():
-        from inflect.codec import codec_from_dict
+        from inflect.text.codec import codec_from_dict
 
         codec = codec_from_dict(json.loads(codec_path.read_text()))
     data = build_data(size, folder, codec)

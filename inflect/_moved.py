@@ -1,0 +1,84 @@
+"""The import paths of version 0.1's flat package, kept working for code written against them.
+
+Version 0.1 had one flat folder of modules (``inflect.predict``, ``inflect.evaluate``,
+``inflect.data``...); they now live in sub-packages (``inflect.inference.predictor``,
+``inflect.evaluation.runner``, ``inflect.text.records``...). Importing an old path gives the new
+module itself (the same object, so ``isinstance`` and monkeypatching behave) and a
+:class:`DeprecationWarning` naming the new path. New code imports the new paths.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+MOVED = {
+    "ambiguity": "evaluation.ambiguity",
+    "baseline": "corpora.baseline",
+    "batching": "nn.batching",
+    "cells": "corpora.cells",
+    "checkpoint": "nn.checkpoint",
+    "codec": "text.codec",
+    "data": "text.records",
+    "datasets": "corpora.manifests",
+    "distributed": "training.distributed",
+    "evaluate": "evaluation.runner",
+    "explain": "inference.explain",
+    "files": "io.atomic",
+    "languages": "text.languages",
+    "lengths": "nn.lengths",
+    "model": "nn.model",
+    "models": "inference.registry",
+    "outputs": "io.outputs",
+    "paradigm": "inference.paradigm",
+    "paradigm_html": "render.paradigm_html",
+    "paradigm_render": "render.paradigm",
+    "predict": "inference.predictor",
+    "recurrence": "nn.recurrence",
+    "report": "render.report",
+    "report_html": "render.report_html",
+    "scoring": "evaluation.scoring",
+    "search": "decoding.search",
+    "sparsity": "evaluation.sparsity",
+    "stats": "corpora.stats",
+    "stdio": "io.stdio",
+    "streaming": "inference.streaming",
+    "threads": "nn.threads",
+    "train": "training.trainer",
+    "train_progress": "training.progress",
+    "translate": "inference.translator",
+    "unimorph": "text.unimorph",
+    "vocab": "nn.vocab",
+}
+
+
+class _Alias(importlib.abc.Loader):
+    def __init__(self, new: str) -> None:
+        self.new = new
+
+    def create_module(self, spec):  # the new module itself stands in for the old name
+        return importlib.import_module(self.new)
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        prefix, _, old = fullname.partition(".")
+        if prefix != "inflect" or old not in MOVED:
+            return None
+        new = f"inflect.{MOVED[old]}"
+        warnings.warn(f"{fullname} moved to {new} (sparse-inflect 0.2); import it from there",
+                      DeprecationWarning, stacklevel=3)
+        return importlib.util.spec_from_loader(fullname, _Alias(new))
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once): before the data folders
+    ``inflect/models/`` and ``inflect/cells/`` could be imported as namespace packages."""
+    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _MovedFinder())

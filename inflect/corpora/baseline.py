@@ -1,0 +1,84 @@
+"""The official baseline of CoNLL–SIGMORPHON 2018 task 1 on the dev sets, per language and setting.
+
+The shared task's non-neural baseline (Cotterell et al., 2018, "The CoNLL–SIGMORPHON 2018 Shared
+Task: Universal Morphological Reinflection") scored on each language's dev set, kept as a CSV
+file ``conll2018-task1-baseline-dev.csv`` with columns ``language, setting, accuracy,
+levenshtein`` (accuracy in percent, mean Levenshtein distance), beside or inside the data folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: File name of the baseline table.
+BASELINE_FILE = "conll2018-task1-baseline-dev.csv"
+#: Its columns.
+BASELINE_COLUMNS: tuple[str, ...] = ("language", "setting", "accuracy", "levenshtein")
+
+
+def read_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read the baseline table.
+
+    Args:
+        path: the CSV file (header ``language,setting,accuracy,levenshtein``).
+
+    Returns:
+        One row per language and setting: ``language`` (str), ``setting`` (str), ``accuracy``
+        (float64, percent), ``levenshtein`` (float64).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a missing column or a value that is not a number, naming the file and line.
+    """
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}: {exc.reason}); the baseline table "
+            "is a UTF-8 CSV file with the columns language,setting,accuracy,levenshtein"
+        ) from None
+    missing = [c for c in BASELINE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
+    for column in ("accuracy", "levenshtein"):
+        values = pd.to_numeric(frame[column], errors="coerce")
+        bad = values.isna()
+        if bad.any():
+            row = int(bad.idxmax())
+            raise ValueError(f"{path}:{row + 2}: {column} {frame[column][row]!r} is not a number")
+        frame[column] = values.astype("float64")
+    return frame[list(BASELINE_COLUMNS)]
+
+
+def find_baseline(data_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The baseline table inside the data folder or beside it (its parent folder), or None.
+
+    Args:
+        data_dir: the data folder (default: :func:`inflect.corpora.manifests.data_dir`).
+    """
+    from inflect.corpora.manifests import data_dir as resolve
+
+    folder = resolve(data_dir)
+    for candidate in (folder / BASELINE_FILE, folder.parent / BASELINE_FILE):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def official_baseline(
+    path: str | os.PathLike[str] | None = None, data_dir: str | os.PathLike[str] | None = None
+) -> pd.DataFrame | None:
+    """:func:`read_baseline` of ``path``, else of :func:`find_baseline`; None where there is none.
+
+    Raises:
+        OSError, ValueError: as :func:`read_baseline`.
+    """
+    found = Path(path) if path is not None else find_baseline(data_dir)
+    return None if found is None else read_baseline(found)

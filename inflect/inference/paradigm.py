@@ -1,0 +1,680 @@
+"""Whole paradigms: every cell of a lemma at once, each with its forms and certificate.
+
+The cells of a language and part of speech are the tag bundles its training data attest
+(:mod:`inflect.corpora.cells`, shipped with the package: no data folder is needed), of the training
+setting of the model that answers (``training.data.setting`` of its checkpoint; where the
+language has no data of that setting, the largest setting that has it). They are laid out as a
+reader expects (:func:`layout`): the dimensions of the UniMorph schema that vary across the
+cells (:mod:`inflect.text.unimorph`) give the columns (number), the rows (case, else person) and the
+blocks (every other varying dimension: mood, tense, aspect, ... for verbs), each ordered by the
+dimension's values (``SG`` before ``PL``; ``NOM``, ``GEN``, ...).
+
+Every cell is one query of the :class:`~inflect.inference.predictor.Predictor`, through its public
+:meth:`~inflect.inference.predictor.Searcher.stream`: a paradigm's cells go in one call, searched together
+as one batch (the predictor's chunk is made at least as large as the paradigm, so the encoder
+runs once per cell and the beams of every cell advance together). Whatever the predictor puts in
+its records reaches the cell: a form that carries a ``source`` (an attested form, the lexicon of
+issue #36: ``"shared-task data"`` or ``FILE:LINE``) keeps it in :attr:`CellForm.source`.
+
+Python::
+
+    from inflect.inference.paradigm import Paradigms
+    paradigms = Paradigms.from_default("finnish")
+    talo = paradigms.paradigm("talo", pos="N")      # a Paradigm: 28 cells, case x number
+    talo.cell("N;IN+ESS;SG").best.form               # 'talossa'
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inflect import defaults
+from inflect.corpora.cells import CellTable, load_cells
+from inflect.decoding.search import Certificate
+from inflect.inference.predictor import Form, InputError, Prediction, Predictor, make_query
+from inflect.text.languages import resolve
+from inflect.text.records import TagBundle, control_problem
+from inflect.text.unimorph import DIMENSIONS, by_dimension, ordered_features, value_key
+
+__all__ = [
+    "Block",
+    "Cell",
+    "CellCatalogue",
+    "CellForm",
+    "Layout",
+    "Paradigm",
+    "ParadigmError",
+    "ParadigmRequest",
+    "Paradigms",
+    "layout",
+    "read_requests",
+]
+
+#: Dimensions that give a grid's columns, and its rows, in order of preference.
+COLUMN_DIMENSIONS: tuple[str, ...] = ("number",)
+ROW_DIMENSIONS: tuple[str, ...] = ("case", "person")
+#: Names a user may give for a part of speech (any case), beside the UniMorph features.
+POS_ALIASES: Mapping[str, str] = {
+    "noun": "N",
+    "verb": "V",
+    "adjective": "ADJ",
+    "adj": "ADJ",
+    "adverb": "ADV",
+    "participle": "V.PTCP",
+}
+
+
+class ParadigmError(InputError):
+    """A paradigm that cannot be made: a part of speech the language lacks (or none given where
+    the language has several: the message lists them with their cell counts), a language without
+    shipped cells, a malformed ``--input`` line. An :class:`~inflect.inference.predictor.InputError`, so its
+    message reads ``FILE:LINE: what (value)`` where the input came from a file."""
+
+
+#: One form of a cell: the predictor's :class:`~inflect.inference.predictor.Form` (form, probability, and
+#: the source where it is attested), as the record gives it.
+CellForm = Form
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a paradigm: a tag bundle, where it sits, and what the model answers.
+
+    Attributes:
+        tags: the tag bundle as the training data write it (``"N;IN+ESS;SG"``).
+        features: its UniMorph features in dimension order (:func:`inflect.text.unimorph.ordered_features`).
+        block: the features of the cell's block (e.g. ``("IND", "PRS")``; ``()``: the only block).
+        row: the row's features, joined by ``;`` (``"IN+ESS"``; ``""``: no row dimension).
+        column: the column's features (``"SG"``; ``""``: no column dimension).
+        forms: the forms of nonzero probability found, most probable first.
+        certificate: the :class:`~inflect.decoding.search.Certificate` of the search (full support: the
+            forms are every form of nonzero probability).
+        more_than: N when more than N forms have nonzero probability and N are listed, else None.
+        warnings: e.g. symbols of the lemma unseen in training.
+        prediction: the :class:`~inflect.inference.predictor.Prediction` the predictor returned, as it came.
+    """
+
+    tags: str
+    features: tuple[str, ...]
+    block: tuple[str, ...]
+    row: str
+    column: str
+    forms: tuple[CellForm, ...]
+    certificate: Certificate
+    more_than: int | None = None
+    warnings: tuple[str, ...] = ()
+    prediction: Prediction | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def best(self) -> CellForm | None:
+        """The most probable form, or None when no form finished."""
+        return self.forms[0] if self.forms else None
+
+    @property
+    def complete(self) -> bool:
+        """True when the certificate says the forms are the whole support."""
+        return self.certificate is Certificate.FULL_SUPPORT
+
+    @property
+    def uncertain(self) -> bool:
+        """True when no form finished, the search is not certified (no certificate), or the
+        most probable form has less than :data:`inflect.defaults.PARADIGM_SURE` of the
+        probability."""
+        best = self.best
+        return (
+            best is None
+            or self.certificate is Certificate.NONE
+            or best.probability < defaults.PARADIGM_SURE
+        )
+
+    def shown(self, fold_below: float) -> tuple[tuple[CellForm, ...], tuple[CellForm, ...]]:
+        """The forms shown and the folded tail: the first form always, then those of probability
+        at least ``fold_below``; the tail is the rest (most probable first)."""
+        head = tuple(f for k, f in enumerate(self.forms) if k == 0 or f.probability >= fold_below)
+        return head, self.forms[len(head) :]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a paradigm: a grid (rows x columns) or a list (one column).
+
+    Attributes:
+        label: the block's features (``("IND", "PST", "PFV")``; ``()`` for a paradigm of one
+            block).
+        rows: the row labels in order (``("NOM", "GEN", ...)``; ``("",)`` when no row dimension).
+        columns: the column labels in order (``("SG", "PL")``; ``("",)``: none).
+        cells: ``(row, column)`` -> the index of the cell in :attr:`Paradigm.cells`; a pair the
+            data do not attest is absent (Finnish has no ``N;COM;SG``).
+    """
+
+    label: tuple[str, ...]
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: Mapping[tuple[str, str], int]
+
+    @property
+    def is_grid(self) -> bool:
+        """True when the block has rows and columns both."""
+        return self.rows != ("",) and self.columns != ("",)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each cell of a paradigm goes.
+
+    Attributes:
+        row_dimension, column_dimension: the UniMorph dimension of the rows and of the columns
+            (None: none).
+        block_dimensions: the dimensions that make the blocks, in :data:`inflect.text.unimorph.DIMENSIONS`
+            order.
+        places: for each tag bundle given, in order, ``(block, row, column)``.
+        order: the indices of the bundles in reading order (block by block, row by row).
+    """
+
+    row_dimension: str | None
+    column_dimension: str | None
+    block_dimensions: tuple[str, ...]
+    places: tuple[tuple[tuple[str, ...], str, str], ...]
+    order: tuple[int, ...]
+
+
+def _features_key(features: Sequence[str]) -> tuple:
+    return tuple(value_key(f) for f in features)
+
+
+def layout(bundles: Sequence[Iterable[str]]) -> Layout:
+    """Lay out a paradigm's cells by UniMorph dimension.
+
+    The dimensions whose features differ between the bundles are the *varying* ones. The column
+    dimension is the first of :data:`COLUMN_DIMENSIONS` that varies, the row dimension the first
+    of :data:`ROW_DIMENSIONS`; where neither list varies and exactly two dimensions do, the one
+    with fewer values gives the columns, the other the rows; where one dimension varies, it gives
+    the rows (a list). Every other varying dimension makes the blocks. Blocks, rows and columns
+    are ordered by :func:`inflect.text.unimorph.value_key` of their features (a bundle without a
+    feature of the dimension first).
+
+    Args:
+        bundles: the tag bundles (sets of UniMorph features), N of them.
+
+    Returns:
+        The :class:`Layout`; two bundles of one place are an error.
+
+    Raises:
+        ValueError: two bundles with the same features.
+    """
+    grouped = [by_dimension(b) for b in bundles]
+    seen: set[tuple] = set()
+    for g in grouped:
+        key = tuple(sorted(g.items()))
+        if key in seen:
+            raise ValueError(f"tag bundle {';'.join(f for v in g.values() for f in v)} given twice")
+        seen.add(key)
+    varying = [d for d in DIMENSIONS if len({g.get(d, ()) for g in grouped}) > 1]
+    column = next((d for d in COLUMN_DIMENSIONS if d in varying), None)
+    row = next((d for d in ROW_DIMENSIONS if d in varying), None)
+    if column is None and row is None and len(varying) == 2:
+        a, b = varying
+        if len({g.get(a, ()) for g in grouped}) <= len({g.get(b, ()) for g in grouped}):
+            column, row = a, b
+        else:
+            column, row = b, a
+    elif column is None and row is None and len(varying) == 1:
+        row = varying[0]
+    blocks = tuple(d for d in varying if d not in (row, column))
+    places = []
+    keys = []
+    for g in grouped:
+        block = tuple(f for d in blocks for f in g.get(d, ()))
+        r = g.get(row, ()) if row else ()
+        c = g.get(column, ()) if column else ()
+        places.append((block, ";".join(r), ";".join(c)))
+        block_key = tuple(_features_key(g.get(d, ())) for d in blocks)
+        keys.append((block_key, _features_key(r), _features_key(c)))
+    order = tuple(sorted(range(len(places)), key=lambda i: keys[i]))
+    return Layout(row, column, blocks, tuple(places), order)
+
+
+@dataclass(frozen=True)
+class Paradigm:
+    """The paradigm of one lemma: its cells in reading order and their layout.
+
+    Attributes:
+        lemma: the lemma as given.
+        language: shared-task name of the language.
+        part_of_speech: the part of speech asked for (``"N"``; ``"V"`` includes ``V.PTCP``, ...).
+        cells: the cells, in reading order (block by block, row by row, column by column).
+        blocks: the :class:`Block` s, in order.
+        row_dimension, column_dimension, block_dimensions: as :class:`Layout`.
+        cells_from: where the cells come from (``"conll2018-task1 train-high"``).
+        warnings: about the whole paradigm (cells left out, ...).
+        source: the ``--input`` file, or None; line: its line there, or None.
+    """
+
+    lemma: str
+    language: str
+    part_of_speech: str
+    cells: tuple[Cell, ...]
+    blocks: tuple[Block, ...]
+    row_dimension: str | None
+    column_dimension: str | None
+    block_dimensions: tuple[str, ...]
+    cells_from: str
+    warnings: tuple[str, ...] = ()
+    source: str | None = None
+    line: int | None = None
+
+    @property
+    def where(self) -> str | None:
+        """``FILE:LINE`` of the request, or None."""
+        return None if self.source is None else f"{self.source}:{self.line}"
+
+    def cell(self, tags: str | TagBundle) -> Cell:
+        """The cell of a tag bundle (order-free: ``"N;SG;IN+ESS"`` finds ``N;IN+ESS;SG``).
+
+        Raises:
+            KeyError: the paradigm has no such cell.
+        """
+        bundle = tags if isinstance(tags, TagBundle) else TagBundle.parse(tags)
+        wanted = bundle.features
+        for c in self.cells:
+            if frozenset(c.features) == wanted:
+                return c
+        raise KeyError(f"{self.language} {self.part_of_speech} has no cell {bundle.text}")
+
+    @property
+    def uncertain(self) -> tuple[Cell, ...]:
+        """The cells marked uncertain (:attr:`Cell.uncertain`)."""
+        return tuple(c for c in self.cells if c.uncertain)
+
+
+@dataclass(frozen=True)
+class ParadigmRequest:
+    """One paradigm asked for: a lemma, and optionally its part of speech and language.
+
+    Attributes:
+        lemma: the lemma as typed.
+        pos: the part of speech (``"N"``, ``"V"``, ...), or None (the language's only one).
+        language: any name or code, or None (the default of :meth:`Paradigms.stream`).
+        source, line: where it was read (``--input``), or None.
+    """
+
+    lemma: str
+    pos: str | None = None
+    language: str | None = None
+    source: str | None = None
+    line: int | None = None
+
+
+def read_requests(
+    path: str | os.PathLike[str],
+    on_blank: Callable[[str, int], None] | None = None,
+) -> Iterator[ParadigmRequest]:
+    """Read paradigm requests lazily: one a line, ``lemma`` or ``lemma<TAB>pos`` (UTF-8; ``"-"``:
+    standard input). Blank lines are skipped (``on_blank(source, line)`` is told).
+
+    Yields:
+        One :class:`ParadigmRequest` per line, with ``source`` and ``line``.
+
+    Raises:
+        ParadigmError: a line with more than two fields, an empty lemma or part of speech, bytes
+            that are not UTF-8 or a control character (naming the file and the line).
+        OSError: the file cannot be read.
+    """
+    source = "<stdin>" if str(path) == "-" else str(path)
+    handle = sys.stdin.buffer if source == "<stdin>" else open(path, "rb")  # noqa: SIM115
+    try:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ParadigmError(
+                    f"not UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8",
+                    None,
+                    source,
+                    number,
+                ) from None
+            text = text.removesuffix("\n").removesuffix("\r")
+            if not text.strip():
+                if on_blank is not None:
+                    on_blank(source, number)
+                continue
+            fields = text.split("\t")
+            if len(fields) > 2:
+                raise ParadigmError(
+                    f"{len(fields)} tab-separated fields; a line is lemma or lemma<TAB>pos",
+                    text,
+                    source,
+                    number,
+                )
+            for what, value in zip(("lemma", "part of speech"), fields, strict=False):
+                problem = control_problem(value, what)
+                if problem is not None:
+                    raise ParadigmError(problem, value, source, number)
+                if not value.strip():
+                    raise ParadigmError(f"empty {what}", text, source, number)
+            pos = fields[1].strip() if len(fields) == 2 else None
+            yield ParadigmRequest(fields[0], pos, None, source, number)
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
+
+
+def _model_setting(predictor: Predictor) -> str | None:
+    """The training setting of the predictor's (first) model, from its checkpoint, or None."""
+    for loaded in predictor.loaded:
+        data = loaded.metadata.get("training", {}).get("data", {})
+        setting = data.get("setting") if isinstance(data, dict) else None
+        if setting in defaults.SETTINGS:
+            return setting
+    return None
+
+
+def _coarse(pos: str) -> str:
+    return pos.split(".", 1)[0]
+
+
+class CellCatalogue:
+    """The attested cells of every language (:mod:`inflect.corpora.cells`), chosen for a training
+    setting, with the part-of-speech checks and messages of ``inflect paradigm``; no model.
+
+    Args:
+        setting: the preferred training setting (``"high"``, ...; None: the largest with data
+            for the language); a language without data of it falls back to the largest setting
+            that has some.
+        cells_dir: folder of the cells files (default: the shipped :mod:`inflect.corpora.cells`).
+    """
+
+    def __init__(
+        self, setting: str | None = None, cells_dir: str | os.PathLike[str] | None = None
+    ) -> None:
+        if setting is not None and setting not in defaults.SETTINGS:
+            raise ValueError(
+                f"unknown setting {setting!r}; choose one of {', '.join(defaults.SETTINGS)}"
+            )
+        self.setting = setting
+        self.cells_dir = Path(cells_dir) if cells_dir is not None else None
+
+    def table(self, language: str) -> CellTable:
+        """The :class:`~inflect.corpora.cells.CellTable` for ``language`` (shared-task name).
+
+        Raises:
+            ParadigmError: no cells are shipped for the language.
+        """
+        order = list(defaults.SETTINGS)
+        if self.setting is not None:
+            order.remove(self.setting)
+            order.insert(0, self.setting)
+        for setting in order:
+            table = load_cells(setting, self.cells_dir)
+            if language in table.languages:
+                return table
+        raise ParadigmError(
+            f"no paradigm cells are shipped for {language}: the shared task has no training "
+            "data for it"
+        )
+
+    def parts_of_speech(self, language: str) -> dict[str, int]:
+        """Part of speech (as ``--pos`` takes it: ``N``, ``V``, ...) -> number of cells, for
+        ``language`` (any name or code), in :data:`inflect.text.unimorph.VALUES` order; ``V``
+        counts ``V.PTCP`` and the other verbal subtypes too.
+
+        Raises:
+            UnknownLanguageError: no language has this name.
+            ParadigmError: no cells are shipped for it.
+        """
+        name = resolve(language).name
+        counts: dict[str, int] = {}
+        for pos, n in self.table(name).parts_of_speech(name).items():
+            counts[_coarse(pos)] = counts.get(_coarse(pos), 0) + n
+            if "." in pos:
+                counts[pos] = n
+        return dict(sorted(counts.items(), key=lambda kv: value_key(kv[0])))
+
+    def _offer(self, name: str) -> str:
+        counts = self.parts_of_speech(name)
+
+        def cells(n: int) -> str:
+            return f"{n} cell{'s' if n != 1 else ''}"
+
+        offered = []
+        for pos, n in counts.items():
+            if "." in pos:
+                continue
+            subtypes = [f"{p} {m}" for p, m in counts.items() if p.startswith(pos + ".")]
+            inside = f", of which {', '.join(subtypes)}" if subtypes else ""
+            offered.append(f"{pos} ({cells(n)}{inside})")
+        return ", ".join(offered)
+
+    def part_of_speech(
+        self, name: str, pos: str | None, source: str | None, line: int | None
+    ) -> str:
+        """The part of speech asked for (any case, or an English name of :data:`POS_ALIASES`),
+        checked against the language's; ``source``/``line`` go into the error.
+
+        Raises:
+            ParadigmError: the language lacks it, or has several and none is given (the
+                message lists them with their cell counts).
+        """
+        counts = self.parts_of_speech(name)
+        coarse = [p for p in counts if "." not in p]
+        if pos is None or not pos.strip():
+            if len(coarse) == 1:
+                return coarse[0]
+            raise ParadigmError(
+                f"{name} has {len(coarse)} parts of speech; choose one with --pos (or a second "
+                f"column in --input): {self._offer(name)}",
+                None,
+                source,
+                line,
+            )
+        given = pos.strip()
+        given = POS_ALIASES.get(given.casefold(), given)
+        match = next((p for p in counts if p.casefold() == given.casefold()), None)
+        if match is None:
+            split = self.table(name).split_name
+            raise ParadigmError(
+                f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
+                None,
+                source,
+                line,
+            )
+        return match
+
+    def cells(self, language: str, pos: str | None = None) -> tuple[TagBundle, ...]:
+        """The cells of ``language`` and ``pos`` in reading order (:func:`layout`).
+
+        Raises:
+            UnknownLanguageError: no language has this name.
+            ParadigmError: the language has no such part of speech (or several and none given).
+        """
+        name = resolve(language).name
+        chosen = self.part_of_speech(name, pos, None, None)
+        bundles = self.table(name).bundles(name, chosen)
+        found = layout([b.features for b in bundles])
+        return tuple(bundles[i] for i in found.order)
+
+
+class Paradigms:
+    """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an ensemble).
+
+    Args:
+        predictor: the predictor every cell is asked of (its public :meth:`stream`).
+        setting: the training setting whose attested cells are used (``"high"``, ...); None:
+            the setting the predictor's model was trained on (from its checkpoint), else the
+            largest setting with data for the language.
+        cells_dir: folder of the cells files (default: the shipped :mod:`inflect.corpora.cells`).
+
+    A paradigm is one batch where the predictor's ``chunk_size`` is at least its number of
+    cells (:meth:`from_default` sees to it; a predictor made elsewhere with a smaller chunk
+    searches a large paradigm in several batches, with the same answers).
+    """
+
+    def __init__(
+        self,
+        predictor: Predictor,
+        *,
+        setting: str | None = None,
+        cells_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.predictor = predictor
+        self.setting = setting or _model_setting(predictor)
+        #: The cells, chosen for :attr:`setting`.
+        self.catalogue = CellCatalogue(self.setting, cells_dir)
+
+    @classmethod
+    def from_default(
+        cls,
+        language: str,
+        *,
+        setting: str | None = None,
+        models_dir: str | os.PathLike[str] | None = None,
+        device: Any = "cpu",
+        **options: Any,
+    ) -> Paradigms:
+        """The paradigms of ``language`` with its shipped default model
+        (:meth:`Predictor.from_default`; ``setting`` chooses the shipped model and the cells).
+        ``options`` go to the predictor (``beam_size``, ``max_forms``, ``support``, ...); its
+        ``chunk_size`` is at least :data:`inflect.defaults.PARADIGM_CHUNK_SIZE`, so that a
+        paradigm is one batch.
+
+        Raises:
+            UnknownLanguageError, NoDefaultModelError, RegistryError, CheckpointError: as
+                :meth:`Predictor.from_default`.
+        """
+        options.setdefault("chunk_size", defaults.PARADIGM_CHUNK_SIZE)
+        predictor = Predictor.from_default(language, models_dir, device, setting, **options)
+        return cls(predictor, setting=setting)
+
+    # ------------------------------------------------------------------ cells
+    def parts_of_speech(self, language: str) -> dict[str, int]:
+        """:meth:`CellCatalogue.parts_of_speech` of :attr:`catalogue`."""
+        return self.catalogue.parts_of_speech(language)
+
+    def cells(self, language: str, pos: str | None = None) -> tuple[TagBundle, ...]:
+        """:meth:`CellCatalogue.cells` of :attr:`catalogue`."""
+        return self.catalogue.cells(language, pos)
+
+    # ------------------------------------------------------------------ paradigms
+    def paradigm(self, lemma: str, language: str | None = None, pos: str | None = None) -> Paradigm:
+        """The paradigm of one lemma (see :meth:`stream`).
+
+        Raises:
+            As :meth:`stream`.
+        """
+        return next(self.stream([ParadigmRequest(lemma, pos, language)]))
+
+    def stream(
+        self,
+        requests: Iterable[ParadigmRequest],
+        language: str | None = None,
+        pos: str | None = None,
+    ) -> Iterator[Paradigm]:
+        """The paradigm of each request, in order, each yielded as soon as it is searched (one
+        :meth:`~inflect.inference.predictor.Searcher.stream` call, one batch, per paradigm).
+
+        Args:
+            requests: the requests (a lazy iterable is read one request at a time).
+            language: the language of requests without one (None: the model's only language).
+            pos: the part of speech of requests without one (None: the language's only one).
+
+        Raises:
+            UnknownLanguageError: no language has the name.
+            ParadigmError: a part of speech the language lacks, or none given where it has
+                several (the message lists them), a language without shipped cells.
+            InputError: an empty lemma, a lemma too long, a language the model does not know
+                (with the request's file and line where known).
+        """
+        for request in requests:
+            yield self._one(request, request.language or language, request.pos or pos)
+
+    def _one(self, request: ParadigmRequest, language: str | None, pos: str | None) -> Paradigm:
+        src, line = request.source, request.line
+        try:
+            codec = self.predictor.codec(language)
+        except InputError as exc:
+            raise InputError(exc.what, exc.value, src, line) from None
+        name = codec.spec.name
+        if not codec.encode(request.lemma) or not "".join(codec.encode(request.lemma)).strip():
+            raise InputError(
+                "empty lemma: give the word's citation form (e.g. talo)", request.lemma, src, line
+            )
+        pos = self.catalogue.part_of_speech(name, pos, src, line)
+        table = self.catalogue.table(name)
+        bundles = list(table.bundles(name, pos))
+        known = self.predictor.features
+        unknown = [b for b in bundles if not b.features <= known]
+        notes = []
+        if unknown:
+            missing = sorted({f for b in unknown for f in b.features - known})
+            notes.append(
+                f"{len(unknown)} cell(s) left out: the model does not know the UniMorph "
+                f"feature(s) {', '.join(missing)} ({', '.join(b.text for b in unknown[:5])}"
+                f"{', ...' if len(unknown) > 5 else ''})"
+            )
+            bundles = [b for b in bundles if b.features <= known]
+        placed = layout([b.features for b in bundles])
+        bundles = [bundles[i] for i in placed.order]
+        places = [placed.places[i] for i in placed.order]
+        queries = [make_query(request.lemma, b, name) for b in bundles]
+        try:
+            predictions = list(self.predictor.stream(queries))
+        except InputError as exc:
+            raise InputError(exc.what, exc.value, src, line) from None
+        cells = tuple(
+            _cell(b, place, p) for b, place, p in zip(bundles, places, predictions, strict=True)
+        )
+        notes += dict.fromkeys(w for c in cells for w in c.warnings)  # once, not once a cell
+        return Paradigm(
+            lemma=request.lemma,
+            language=name,
+            part_of_speech=pos,
+            cells=cells,
+            blocks=_blocks(cells),
+            row_dimension=placed.row_dimension,
+            column_dimension=placed.column_dimension,
+            block_dimensions=placed.block_dimensions,
+            cells_from=f"conll2018-task1 {table.split_name}",
+            warnings=tuple(notes),
+            source=src,
+            line=line,
+        )
+
+
+def _cell(bundle: TagBundle, place: tuple[tuple[str, ...], str, str], pred: Prediction) -> Cell:
+    """A cell of the predictor's record: each form keeps the ``source`` the record gives it."""
+    forms = tuple(Form(f.form, float(f.probability), f.source) for f in pred.forms)
+    block, row, column = place
+    return Cell(
+        tags=bundle.text,
+        features=ordered_features(bundle.features),
+        block=block,
+        row=row,
+        column=column,
+        forms=forms,
+        certificate=pred.certificate,
+        more_than=pred.more_than,
+        warnings=tuple(pred.warnings),
+        prediction=pred,
+    )
+
+
+def _blocks(cells: Sequence[Cell]) -> tuple[Block, ...]:
+    """The blocks of cells already in reading order (rows and columns in first-seen order,
+    which is their sorted order within a block)."""
+    blocks: dict[tuple[str, ...], tuple[dict[str, None], dict[str, None], dict]] = {}
+    for i, c in enumerate(cells):
+        rows, columns, where = blocks.setdefault(c.block, ({}, {}, {}))
+        rows.setdefault(c.row, None)
+        columns.setdefault(c.column, None)
+        where[(c.row, c.column)] = i
+    out = []
+    for label, (rows, columns, where) in blocks.items():
+        # columns: in value order across the whole block (first-seen order may differ by row)
+        cols = sorted(columns, key=lambda c: _features_key(c.split(";")) if c else ())
+        out.append(Block(label, tuple(rows), tuple(cols), where))
+    return tuple(out)

@@ -1,0 +1,326 @@
+"""The shipped default models: their registry (``registry.toml``) and where their files are.
+
+The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` (version 2) has
+
+* one ``[model.NAME]`` table per model: ``members`` (checkpoint files written by
+  :func:`inflect.nn.checkpoint.save_model`, or checkpoint folders, relative to the registry's folder;
+  several members form an ensemble), ``setting`` (``"high"``, ``"medium"`` or ``"low"``),
+  ``data`` (the training and selection data, in words), ``commands`` (how each member was
+  trained), ``description``, and for members warm-started from another run, ``start_commands``
+  (how that start was made, run first) and ``start_note``; a multilingual model serves many
+  languages;
+* one ``[language.NAME]`` table per language (its shared-task name), mapping each model that
+  serves it to that model's exact-match accuracy on the language's dev file, in percent.
+
+The default model of a language is the most accurate on its dev file among the models that serve
+it (the high-setting model, the medium one, the language's own): on its dev set the medium
+multilingual model beats the high one for some high-setting languages, and a user asking for a
+form wants the better one (``inflect models --all`` lists them all); ``setting=`` chooses a
+setting explicitly. Selection and the accuracy shown use the same dev file, so the figure of a
+language served by several models is the best of them, slightly optimistic. Version 1 registries
+(one table per language with ``members``, ``dev_accuracy``, ``setting``, ``data``, ``commands``)
+are still read.
+
+``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
+site-wide set of models. This module imports only the standard library (and
+:mod:`inflect.defaults`, :mod:`inflect.text.languages`); loading the weights is
+:mod:`inflect.inference.predictor`'s job.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from inflect.defaults import SETTINGS
+
+__all__ = [
+    "MODELS_ENV",
+    "REGISTRY_FILE",
+    "NoDefaultModelError",
+    "RegistryError",
+    "ShippedModel",
+    "default_model",
+    "list_models",
+    "models_dir",
+]
+
+#: Environment variable naming a folder that replaces the shipped ``inflect/models``.
+MODELS_ENV = "INFLECT_MODELS_DIR"
+#: The registry's file name inside the models folder.
+REGISTRY_FILE = "registry.toml"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent / "models"
+_KEYS = {"members", "dev_accuracy", "setting", "data", "commands", "command", "description",
+         "start_commands", "start_note"}
+
+
+class RegistryError(ValueError):
+    """The registry is malformed; the message names the file, the table and the key."""
+
+
+class NoDefaultModelError(LookupError):
+    """No shipped model for a language; the message lists the languages that have one."""
+
+
+@dataclass(frozen=True)
+class ShippedModel:
+    """One registry entry.
+
+    Attributes:
+        language: shared-task name of the language (``"german"``).
+        members: absolute paths of the member checkpoints (one: a single model).
+        dev_accuracy: exact-match accuracy on the language's dev file in percent, or None.
+        setting: training setting (``"high"``, ...), or ``""``.
+        data: the training and selection data, in words.
+        commands: the commands that trained the members.
+        description: free text.
+        name: the model's name in the registry (the language's name in a version 1 registry).
+        start_commands: where members were warm-started (``--init-from``) from another run:
+            the commands that made that start, to run before :attr:`commands`.
+        start_note: what the registry says about the start (e.g. that its command is not
+            recorded), or ``""``.
+    """
+
+    language: str
+    members: tuple[Path, ...]
+    dev_accuracy: float | None
+    setting: str
+    data: str
+    commands: tuple[str, ...]
+    description: str = ""
+    name: str = ""
+    start_commands: tuple[str, ...] = ()
+    start_note: str = ""
+
+    @property
+    def size_bytes(self) -> int:
+        """Total size of the member files on disk (0 for a missing file)."""
+        total = 0
+        for path in self.members:
+            if path.is_dir():
+                total += sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+            elif path.is_file():
+                total += path.stat().st_size
+        return total
+
+    @property
+    def missing(self) -> tuple[Path, ...]:
+        """Member files that do not exist (an incomplete installation)."""
+        return tuple(p for p in self.members if not p.exists())
+
+
+def models_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The models folder: ``override``, else ``$INFLECT_MODELS_DIR``, else the shipped one."""
+    if override is not None:
+        return Path(override)
+    env = os.environ.get(MODELS_ENV)
+    if env:
+        return Path(env)
+    return _PACKAGE_DIR
+
+
+def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> ShippedModel:
+    """One model table (version 2) or language table (version 1), validated."""
+
+    def fail(what: str) -> RegistryError:
+        return RegistryError(f"{where}: [{'' if v1 else 'model.'}{name}] {what}")
+
+    if not isinstance(table, dict):
+        raise fail("must be a table")
+    keys = _KEYS if v1 else _KEYS - {"dev_accuracy"}
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
+    language = ""
+    if v1:
+        language = _language_name(name, fail)
+    members = table.get("members")
+    if (
+        not isinstance(members, list)
+        or not members
+        or not all(isinstance(m, str) and m for m in members)
+    ):
+        raise fail("members must be a non-empty list of file names")
+    accuracy = _accuracy(table.get("dev_accuracy"), fail) if v1 else None
+    commands = table.get("commands", table.get("command", []))
+    if isinstance(commands, str):
+        commands = [commands]
+    if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
+        raise fail("commands must be a list of strings")
+    starts = table.get("start_commands", [])
+    if not isinstance(starts, list) or not all(isinstance(c, str) for c in starts):
+        raise fail("start_commands must be a list of strings")
+    for key in ("setting", "data", "description", "start_note"):
+        if not isinstance(table.get(key, ""), str):
+            raise fail(f"{key} must be a string")
+    setting = table.get("setting", "")
+    if setting and setting not in SETTINGS:
+        raise fail(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+    return ShippedModel(
+        language=language,
+        members=tuple((folder / m).resolve() for m in members),
+        dev_accuracy=accuracy,
+        setting=setting,
+        data=table.get("data", ""),
+        commands=tuple(commands),
+        description=table.get("description", ""),
+        name=name,
+        start_commands=tuple(starts),
+        start_note=table.get("start_note", ""),
+    )
+
+
+def _language_name(name: str, fail: Any) -> str:
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    try:
+        spec = resolve(name)
+    except UnknownLanguageError as exc:
+        raise fail(str(exc)) from None
+    if spec.name != name:
+        raise fail(f"tables are named by shared-task name: use [{spec.name}]")
+    return spec.name
+
+
+def _accuracy(value: Any, fail: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        raise fail(f"dev_accuracy must be a percentage, got {value!r}")
+    return float(value)
+
+
+def _read(folder: Path) -> dict[str, list[ShippedModel]]:
+    """language -> every model serving it (with that language's dev accuracy)."""
+    path = folder / REGISTRY_FILE
+    if not path.is_file():
+        given = "the shipped models' folder" if folder == _PACKAGE_DIR else (
+            f"--models-dir / ${MODELS_ENV} {folder}"
+        )
+        what = "does not exist" if not folder.exists() else f"has no {REGISTRY_FILE}"
+        raise RegistryError(
+            f"{given} {what}: a models folder holds {REGISTRY_FILE} and the members' files"
+            + ("; the installation is incomplete, reinstall sparse-inflect"
+               if folder == _PACKAGE_DIR else "")
+        )
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RegistryError(f"{path}: not valid TOML ({exc})") from None
+    version = doc.pop("version", 1)
+    where = str(path)
+    if version == 1:
+        entries = [_model_table(n, doc[n], folder, where, v1=True) for n in sorted(doc)]
+        return {e.language: [e] for e in entries}
+    if version != 2:
+        raise RegistryError(f"{path}: registry version {version!r}, this program reads 1 and 2")
+    unknown = sorted(set(doc) - {"model", "language"})
+    if unknown:
+        raise RegistryError(f"{path}: unknown table(s) {', '.join(unknown)}; known: model, language")
+    models = {
+        n: _model_table(n, t, folder, where, v1=False) for n, t in doc.get("model", {}).items()
+    }
+    served: dict[str, list[ShippedModel]] = {}
+    for lang, table in sorted(doc.get("language", {}).items()):
+
+        def fail(what: str, lang: str = lang) -> RegistryError:
+            return RegistryError(f"{where}: [language.{lang}] {what}")
+
+        name = _language_name(lang, fail)
+        if not isinstance(table, dict) or not table:
+            raise fail("must map model names to dev accuracies")
+        for model_name, acc in table.items():
+            if model_name not in models:
+                raise fail(f"unknown model {model_name!r}; models: {', '.join(sorted(models))}")
+            served.setdefault(name, []).append(
+                replace(models[model_name], language=name, dev_accuracy=_accuracy(acc, fail))
+            )
+    return served
+
+
+def _best(candidates: list[ShippedModel]) -> ShippedModel:
+    """The most accurate on the language's dev file (on a tie the first in registry order; an
+    unknown accuracy ranks last)."""
+    return max(candidates, key=lambda m: -1.0 if m.dev_accuracy is None else m.dev_accuracy)
+
+
+def list_models(
+    models_dir_override: str | os.PathLike[str] | None = None, *, every: bool = False
+) -> list[ShippedModel]:
+    """The shipped models by language, sorted by language.
+
+    Args:
+        models_dir_override: the models folder (default: see :func:`models_dir`).
+        every: every (language, model) pair, not only each language's default.
+
+    Returns:
+        The entries; an empty list when the registry lists none.
+
+    Raises:
+        RegistryError: the folder or its registry does not exist, the registry is not valid TOML
+            or an entry is malformed (file, table, key).
+    """
+    served = _read(models_dir(models_dir_override))
+    if every:
+        return [m for lang in sorted(served) for m in served[lang]]
+    return [_best(served[lang]) for lang in sorted(served)]
+
+
+def default_model(
+    language: str,
+    models_dir_override: str | os.PathLike[str] | None = None,
+    setting: str | None = None,
+) -> ShippedModel:
+    """The shipped model of ``language`` (any name or code of the language).
+
+    Args:
+        language: the language.
+        models_dir_override: the models folder (default: see :func:`models_dir`).
+        setting: ``"high"``, ``"medium"`` or ``"low"``: the most accurate model of that setting
+            serving the language; None: the language's default (see the module docstring).
+
+    Raises:
+        UnknownLanguageError: no language has this name (the message lists the closest).
+        NoDefaultModelError: no shipped model for the language, or none of ``setting`` (the
+            message lists the languages or the settings that have one).
+        RegistryError: the folder or its registry does not exist, the registry is malformed,
+            or a member file is missing.
+    """
+    from inflect.text.languages import resolve
+
+    spec = resolve(language)
+    served = _read(models_dir(models_dir_override))
+    candidates = served.get(spec.name, [])
+    if not candidates:
+        shipped = ", ".join(sorted(served)) or "none yet"
+        raise NoDefaultModelError(
+            f"no shipped default model for {spec.name} (shipped: {shipped}); pass --model with "
+            f"a checkpoint trained by `inflect train --lang {spec.name} ...`"
+        )
+    if setting is not None:
+        of_setting = [m for m in candidates if m.setting == setting]
+        if not of_setting:
+            have = sorted({m.setting for m in candidates if m.setting}, key=SETTINGS.index)
+            raise NoDefaultModelError(
+                f"no shipped {setting}-setting model for {spec.name}; it has: "
+                f"{', '.join(have) or 'models without a setting'} (--setting {' or '.join(have)})"
+            )
+        entry = _best(of_setting)
+    else:
+        entry = _best(candidates)
+    if entry.missing:
+        folder = models_dir(models_dir_override)
+        advice = (
+            "the installation is incomplete, reinstall sparse-inflect"
+            if folder == _PACKAGE_DIR
+            else f"copy the file(s) there or correct the members in {folder / REGISTRY_FILE}"
+        )
+        raise RegistryError(
+            f"the {spec.name} model {entry.name!r} lacks {', '.join(map(str, entry.missing))}; "
+            + advice
+        )
+    return entry

@@ -1,0 +1,107 @@
+"""The standard streams and the disk, as the command line meets them: stand-ins for a standard
+stream closed at start (``<&-``, ``>&-``), and the one-line messages for a closed or broken
+stream and for a full disk (:class:`inflect.cli.commands` turns them into errors, not tracebacks)."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+__all__ = ["ClosedStreamError", "disk_full", "guard_standard_streams", "stream_problem"]
+
+
+class ClosedStreamError(OSError):
+    """Reading or writing a standard stream that was closed when ``inflect`` started
+    (``<&-``, ``>&-``): its message says which and what to do."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.errno = errno.EBADF
+
+
+class _ClosedStream:
+    """Stands for a standard stream that was closed at start (``sys.stdin`` / ``sys.stdout`` is
+    then None): not a terminal, and any reading or writing raises :class:`ClosedStreamError`."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.closed = False  # to click: a stream that is there, so it is used (and fails)
+        self.encoding = "utf-8"
+        self.errors = "strict"
+
+    @property
+    def buffer(self) -> _ClosedStream:
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def _fail(self, *_args, **_kwargs):
+        if self.name == "stdin":
+            raise ClosedStreamError(
+                "cannot read standard input: it is closed; give the inputs as arguments or "
+                "with --input FILE"
+            )
+        raise ClosedStreamError(
+            "cannot write the results: standard output is closed; redirect it to a file "
+            "(> FILE) or to /dev/null"
+        )
+
+    read = readline = readlines = write = writelines = fileno = _fail
+
+    def flush(self) -> None:  # nothing was written (and Python flushes at exit)
+        return None
+
+    def __iter__(self):
+        self._fail()
+
+    def __next__(self):
+        self._fail()
+
+
+def guard_standard_streams() -> None:
+    """Stand-ins for the standard streams closed at start (Python sets them to None): the file
+    descriptor is held by /dev/null, so that no file opened later takes its number, and
+    ``sys.stdin`` / ``sys.stdout`` fail with a clear message when used (``sys.stderr`` writes
+    to /dev/null: the exit status still tells)."""
+    import sys
+
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != fd:  # pragma: no cover - a lower number was free: leave it
+                os.close(held)
+        if name == "stderr":
+            sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        else:
+            setattr(sys, name, _ClosedStream(name))
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the quota) is full: OSError ENOSPC / EDQUOT, or the
+    safetensors writer's error with the operating system's message."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return True
+    text = str(exc)
+    return any(
+        word in text for word in ("No space left on device", "StorageFull", "Disk quota exceeded")
+    )
+
+
+def stream_problem(exc: BaseException) -> str | None:
+    """The one-line message for an error of a closed or broken standard stream, or of a full
+    disk, else None."""
+    if isinstance(exc, OSError) and disk_full(exc):
+        where = f"cannot write {exc.filename}" if exc.filename else "cannot write a file"
+        return f"{where}: the disk is full ({exc.strerror or exc}); free some space and rerun"
+    if isinstance(exc, ClosedStreamError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.EBADF):
+        return f"a standard stream is closed or broken ({exc.strerror or exc})"
+    if isinstance(exc, ValueError) and "closed file" in str(exc):
+        return f"a standard stream is closed ({exc})"
+    return None

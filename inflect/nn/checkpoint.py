@@ -1,0 +1,399 @@
+"""Self-contained checkpoints: safetensors weights with their JSON description, written atomically.
+
+A checkpoint folder holds
+
+* ``model.safetensors`` — the selected (best-on-dev) weights. Its safetensors metadata key
+  ``"sparse_inflect"`` holds one JSON document: format version, model config, vocabularies
+  (source, target, UniMorph features, languages), the language specs
+  (:meth:`inflect.text.languages.LanguageSpec.to_dict`), the codec that turns raw text into symbols
+  where the run had one (:mod:`inflect.text.codec`; e.g. a SentencePiece model, base64), the training
+  metrics and the software versions.
+  Loading it needs no training data and executes no pickled code (safetensors holds only tensors).
+* ``metrics.csv`` — one row per epoch (written by :mod:`inflect.training.trainer`).
+* ``trainer_state.safetensors`` — what ``inflect train --resume`` needs: the weights at the last
+  epoch boundary, the Adam state (tensors here, hyperparameters in the JSON metadata) and the
+  loop's counters (epoch, learning rate, best accuracy, patience).
+
+Every file is written through :func:`inflect.io.atomic.atomic_write` (a temporary file in the same
+folder, renamed over the target), so an interruption never leaves a half-written checkpoint.
+
+Reading: :func:`load_checkpoint` gives a :class:`LoadedModel` — the network with everything stored
+beside its weights (language specs, codec, metadata); :func:`load_model` the network alone.
+:func:`checkpoint_members` is the one rule by which every command turns ``--model`` paths
+(checkpoints, or folders of ensemble members) into checkpoint files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from inflect.io.atomic import atomic_write
+from inflect.nn.model import Seq2Seq, resolve_device
+
+if TYPE_CHECKING:
+    from inflect.text.codec import Codec
+    from inflect.text.languages import LanguageSpec
+
+FORMAT = "sparse-inflect/1"
+META_KEY = "sparse_inflect"
+MODEL_FILE = "model.safetensors"
+STATE_FILE = "trainer_state.safetensors"
+METRICS_FILE = "metrics.csv"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file is missing, unreadable or not a sparse-inflect checkpoint."""
+
+
+def versions() -> dict[str, str]:
+    """Versions of the software that wrote a checkpoint."""
+    import safetensors
+
+    from inflect import __version__
+
+    return {
+        "sparse-inflect": __version__,
+        "torch": torch.__version__,
+        "safetensors": safetensors.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def save_tensors(
+    path: str | os.PathLike[str], tensors: dict[str, torch.Tensor], meta: dict[str, Any]
+) -> None:
+    """Atomically write ``tensors`` with ``meta`` (JSON) under the metadata key ``sparse_inflect``."""
+    cpu = {k: v.detach().to("cpu").contiguous() for k, v in tensors.items()}
+    metadata = {META_KEY: json.dumps(meta, ensure_ascii=False)}
+    atomic_write(path, lambda temp: save_file(cpu, str(temp), metadata=metadata))
+
+
+def load_tensors(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Read a file written by :func:`save_tensors`: (tensors on CPU, JSON metadata).
+
+    Raises:
+        CheckpointError: if the file is missing, unreadable, or lacks the metadata.
+    """
+    return _read(path, tensors=True)
+
+
+def load_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The JSON metadata of a file written by :func:`save_tensors`, without reading its tensors
+    (a run's state in milliseconds, for status tables).
+
+    Raises:
+        CheckpointError: as :func:`load_tensors`.
+    """
+    return _read(path, tensors=False)[1]
+
+
+def _read(path: str | os.PathLike[str], tensors: bool) -> tuple[dict[str, torch.Tensor], dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as fh:
+            raw = (fh.metadata() or {}).get(META_KEY)
+            values = {k: fh.get_tensor(k) for k in fh.keys()} if tensors else {}  # noqa: SIM118
+    except CheckpointError:
+        raise
+    except Exception as exc:
+        raise CheckpointError(f"{path}: not a readable safetensors file ({exc})") from None
+    if raw is None:
+        raise CheckpointError(f"{path}: safetensors file without {META_KEY!r} metadata")
+    try:
+        meta = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(f"{path}: metadata is not valid JSON ({exc})") from None
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    return values, meta
+
+
+def save_model(
+    path: str | os.PathLike[str],
+    model: Seq2Seq,
+    *,
+    languages: list[dict[str, Any]] | None = None,
+    metrics: list[dict[str, Any]] | None = None,
+    training: dict[str, Any] | None = None,
+    state_dict: dict[str, torch.Tensor] | None = None,
+    codec: dict[str, Any] | None = None,
+) -> None:
+    """Write a self-contained model checkpoint (``model.safetensors``) atomically.
+
+    Args:
+        path: the file (or a folder, then ``folder/model.safetensors``).
+        model: the model (architecture and vocabularies are taken from it).
+        languages: the language specs as :meth:`LanguageSpec.to_dict` dicts.
+        metrics: per-epoch training metrics (JSON-able rows).
+        training: other facts about the run (data, seed, best epoch, ...).
+        state_dict: the weights to store (default: the model's current ones).
+        codec: the :meth:`inflect.text.codec.Codec.to_dict` dict of the model's codec, or None.
+    """
+    path = Path(path)
+    if path.suffix != ".safetensors":
+        path = path / MODEL_FILE
+    meta = {
+        "format": FORMAT,
+        "model": model.metadata(),
+        "languages": languages or [],
+        "metrics": metrics or [],
+        "training": training or {},
+        "versions": versions(),
+    }
+    if codec is not None:
+        meta["codec"] = codec
+    save_tensors(path, state_dict if state_dict is not None else model.state_dict(), meta)
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A checkpoint read back: the network and what was stored beside its weights.
+
+    Attributes:
+        network: the :class:`~inflect.nn.model.Seq2Seq` in eval mode, on the device asked for.
+        languages: the :class:`~inflect.text.languages.LanguageSpec` of each language the model was
+            trained on, by name (empty for a translation model).
+        codec: the stored :class:`~inflect.text.codec.Codec` (e.g. the SentencePiece model of a
+            translation checkpoint), or None: an inflection model turns text into symbols with
+            the codec of each query's language (:class:`~inflect.text.codec.CharCodec` of its spec).
+        metadata: the checkpoint's JSON document (format, model description, languages,
+            metrics, training facts, software versions).
+        path: the file read.
+    """
+
+    network: Seq2Seq
+    languages: dict[str, LanguageSpec] = field(default_factory=dict)
+    codec: Codec | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def is_translation(self) -> bool:
+        """True for a model of sentence pairs: a stored codec and no tag bundles."""
+        return self.codec is not None and self.network.feature_vocab is None
+
+
+#: ``meta["quantized"]`` of a checkpoint stored by :func:`quantize_int8`.
+INT8_ROWS = "int8-rows"
+#: Suffix of the tensor that holds the per-row scales of an int8 tensor.
+SCALE_SUFFIX = ":scale"
+
+
+def quantize_int8(
+    tensors: dict[str, torch.Tensor], min_size: int = 1024
+) -> dict[str, torch.Tensor]:
+    """Weights in int8 with one float16 scale per row (symmetric, per output row), for shipping.
+
+    Every floating-point tensor of two or more dimensions with at least ``min_size`` elements
+    (the embeddings and the LSTM, attention and output matrices) becomes ``round(w / s)`` in
+    int8 (``-127 .. 127``) with ``s = max |row| / 127`` per row (dim 0) stored as
+    ``name + SCALE_SUFFIX`` (float16, shape (rows,)); the others (biases, small matrices) stay
+    float16. The error is at most ``s / 2`` per weight (about 0.4% of a row's largest
+    magnitude). Store the result with ``meta["quantized"] = INT8_ROWS``; :func:`load_checkpoint`
+    turns it back into float32 (:func:`dequantize`).
+
+    Args:
+        tensors: name -> tensor of a model checkpoint (float32 or float16).
+        min_size: the smallest tensor quantized.
+
+    Returns:
+        A new dict (the input is not changed).
+    """
+    out: dict[str, torch.Tensor] = {}
+    for name, t in tensors.items():
+        if not t.is_floating_point():
+            out[name] = t
+        elif t.dim() >= 2 and t.numel() >= min_size:
+            rows = t.detach().float().reshape(t.shape[0], -1)
+            scale = rows.abs().amax(dim=1) / 127.0
+            scale = scale.to(torch.float16).float()  # the stored scale is what dequantizes
+            safe = torch.where(scale > 0, scale, torch.ones_like(scale))
+            q = torch.clamp(torch.round(rows / safe[:, None]), -127, 127).to(torch.int8)
+            out[name] = q.reshape(t.shape)
+            out[name + SCALE_SUFFIX] = scale.to(torch.float16)
+        else:
+            out[name] = t.detach().to(torch.float16)
+    return out
+
+
+def dequantize(
+    tensors: dict[str, torch.Tensor], meta: dict[str, Any], path: Path | None = None
+) -> dict[str, torch.Tensor]:
+    """Float32 weights from a checkpoint stored by :func:`quantize_int8` (other checkpoints are
+    returned as they are).
+
+    Raises:
+        CheckpointError: an int8 tensor without its scales, or scales of the wrong shape.
+    """
+    if meta.get("quantized") != INT8_ROWS:
+        return tensors
+    out: dict[str, torch.Tensor] = {}
+    for name, t in tensors.items():
+        if name.endswith(SCALE_SUFFIX):
+            continue
+        if t.dtype == torch.int8:
+            scale = tensors.get(name + SCALE_SUFFIX)
+            if scale is None or scale.shape != (t.shape[0],):
+                raise CheckpointError(f"{path}: the int8 tensor {name} lacks its per-row scales")
+            shape = (-1,) + (1,) * (t.dim() - 1)
+            out[name] = t.float() * scale.float().reshape(shape)
+        else:
+            out[name] = t.float() if t.is_floating_point() else t
+    return out
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str], device: str | torch.device = "cpu"
+) -> LoadedModel:
+    """Load a model checkpoint written by :func:`save_model` (no data, no pickle).
+
+    Args:
+        path: a checkpoint folder or its ``model.safetensors`` (any ``.safetensors`` file
+            written by :func:`save_model`).
+        device: where to put the weights (``"auto"``: CUDA when available, see
+            :func:`inflect.nn.model.resolve_device`).
+
+    Returns:
+        The :class:`LoadedModel`.
+
+    Raises:
+        CheckpointError: if the file is missing or is not a sparse-inflect model checkpoint
+            (a trainer state is named as such, with the file to pass instead), its weights are
+            not finite or do not match its described architecture, or its codec cannot be
+            rebuilt (e.g. sentencepiece is not installed).
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / MODEL_FILE
+    tensors, meta = load_tensors(path)
+    tensors = dequantize(tensors, meta, path)
+    if meta.get("kind") == "trainer_state" or "model" not in meta:
+        raise CheckpointError(
+            f"{path}: this is the trainer state of a run (what `inflect train --resume` reads), "
+            f"not a model; pass the run folder {path.parent} or its {MODEL_FILE}"
+        )
+    broken = sorted(
+        k for k, t in tensors.items() if t.is_floating_point() and not t.isfinite().all()
+    )
+    if broken:
+        raise CheckpointError(
+            f"{path}: non-finite (NaN or infinite) weights in {', '.join(broken[:5])}"
+            f"{' …' if len(broken) > 5 else ''}; the file is corrupt or training diverged"
+        )
+    try:
+        network = Seq2Seq.from_metadata(meta["model"])
+        network.load_state_dict(tensors, strict=True)
+    except (KeyError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path}: cannot rebuild the model ({exc})") from None
+    network.to(resolve_device(device))
+    network.eval()
+    from inflect.text.languages import LanguageSpec
+
+    try:
+        languages = {d["name"]: LanguageSpec.from_dict(d) for d in meta.get("languages", [])}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: cannot rebuild the language specs ({exc})") from None
+    return LoadedModel(network, languages, _codec(path, meta), meta, path)
+
+
+def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> Seq2Seq:
+    """The network of a checkpoint (see :func:`load_checkpoint`, which keeps the rest).
+
+    Raises:
+        CheckpointError: as :func:`load_checkpoint`.
+    """
+    return load_checkpoint(path, device).network
+
+
+def _codec(path: Path, meta: dict[str, Any]) -> Codec | None:
+    """The codec stored in the checkpoint, or None."""
+    from inflect.text.codec import codec_from_dict
+
+    stored = meta.get("codec")
+    if stored is None:
+        return None
+    try:
+        return codec_from_dict(stored)
+    except (ValueError, ImportError) as exc:
+        raise CheckpointError(f"{path}: cannot rebuild the codec ({exc})") from None
+
+
+def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The checkpoint files of a model or an ensemble: the rule of every ``--model`` option.
+
+    Each path is a checkpoint (a ``.safetensors`` file, or a folder holding
+    ``model.safetensors``), or a folder of members: its immediate subfolders holding a
+    ``model.safetensors``, and the ``.safetensors`` model files in it, in name order.
+
+    Returns:
+        The member paths, in order (at least one).
+
+    Raises:
+        FileNotFoundError: a path that does not exist, or a folder with no checkpoint in it or
+            in its subfolders.
+    """
+    members: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such checkpoint or folder")
+        if path.is_file() or (path / MODEL_FILE).is_file():
+            members.append(path)
+            continue
+        found = sorted(
+            p
+            for p in path.iterdir()
+            if (p / MODEL_FILE).is_file()
+            or (p.is_file() and p.suffix == ".safetensors" and p.name != STATE_FILE)
+        )
+        if not found:
+            raise FileNotFoundError(
+                f"{path}: neither a checkpoint ({MODEL_FILE}) nor a folder of checkpoints"
+            )
+        members.extend(found)
+    if not members:
+        raise FileNotFoundError("no checkpoint given")
+    return members
+
+
+def optimizer_to_tensors(
+    optimizer: torch.optim.Optimizer,
+) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Split an optimizer's state dict into tensors (for safetensors) and JSON."""
+    sd = optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    plain: dict[str, dict[str, Any]] = {}
+    for pid, st in sd["state"].items():
+        for key, value in st.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"optim.{pid}.{key}"] = value
+            else:
+                plain.setdefault(str(pid), {})[key] = value
+    return tensors, {"param_groups": sd["param_groups"], "plain_state": plain}
+
+
+def optimizer_from_tensors(
+    optimizer: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict[str, Any]
+) -> None:
+    """Inverse of :func:`optimizer_to_tensors`: load the state into ``optimizer``."""
+    state: dict[int, dict[str, Any]] = {}
+    for name, value in tensors.items():
+        if not name.startswith("optim."):
+            continue
+        _, pid, key = name.split(".", 2)
+        state.setdefault(int(pid), {})[key] = value
+    for pid, st in meta.get("plain_state", {}).items():
+        state.setdefault(int(pid), {}).update(st)
+    optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})

@@ -1,0 +1,218 @@
+"""Paradigms as one self-contained HTML page (``inflect paradigm --format html --out FILE``).
+
+The page inlines its CSS (the ambiguity report's, ``inflect/render/assets/report.css``, plus
+:data:`PARADIGM_CSS`), has no script and fetches nothing: it reads the same from a ``file://``
+URL, offline, in any browser. Each paradigm is a section: its blocks as tables (rows by columns
+by UniMorph dimension, as :mod:`inflect.inference.paradigm` lays them out), each cell with its first form,
+a bar per form drawn to its probability, the forms below the fold threshold in a ``<details>``
+element, the certificate as a badge, the attested mark where a form has a source, and the
+uncertain cells (:attr:`inflect.inference.paradigm.Cell.uncertain`) tinted and labelled. Every piece of
+user text is escaped. Rendering only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+
+from inflect import defaults
+from inflect.inference.paradigm import Cell, Paradigm
+
+__all__ = ["PARADIGM_CSS", "paradigm_page"]
+
+_ASSETS = Path(__file__).resolve().parent / "assets"
+
+#: The page's own rules, after the ambiguity report's stylesheet.
+PARADIGM_CSS = """
+table.paradigm { border-collapse: collapse; margin: .4rem 0 1rem; }
+table.paradigm th, table.paradigm td { border: 1px solid var(--line); padding: .3rem .5rem;
+  vertical-align: top; text-align: start; }
+table.paradigm thead th { background: var(--tail); }
+table.paradigm th.row { background: var(--tail); white-space: nowrap; }
+td.cell { min-width: 11rem; }
+td.cell.uncertain { background: #fff4d6; }
+td.cell.empty { background: repeating-linear-gradient(45deg, #fff, #fff 4px, #f3f4f6 4px,
+  #f3f4f6 8px); }
+td.cell .first { font-weight: 600; font-size: 1.05rem; }
+td.cell .tagline { display: block; color: var(--dim); font-size: .75rem; }
+td.cell ol { list-style: none; margin: .2rem 0 0; padding: 0; }
+td.cell li { display: grid; grid-template-columns: minmax(5rem, max-content) 5rem 3.6rem;
+  gap: .4rem; align-items: center; font-size: .9rem; }
+td.cell li i { display: block; height: .6rem; min-width: 1px; background: var(--bar);
+  border-radius: 2px; }
+td.cell li .p { text-align: right; color: var(--dim); font-variant-numeric: tabular-nums; }
+.attested { font-size: .7rem; color: #fff; background: #0a7ea4; border-radius: 3px;
+  padding: 0 .3em; margin-inline-start: .3em; }
+.unsure { font-size: .7rem; color: var(--warn); border: 1px solid var(--warn);
+  border-radius: 3px; padding: 0 .3em; margin-inline-start: .3em; }
+ul.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1.2rem;
+  font-size: .85rem; color: var(--dim); }
+ul.legend .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: -.15em;
+  border: 1px solid var(--line); }
+"""
+
+_BADGE = {
+    "full_support": "full support",
+    "mode_only": "mode only",
+    "none": "not certified",
+}
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _probability(p: float) -> str:
+    from inflect.render.report import _probability as shown
+
+    return shown(p)
+
+
+def _direction(language: str) -> str:
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    try:
+        return resolve(language).direction
+    except UnknownLanguageError:
+        return "ltr"
+
+
+def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
+    """One ``<td class="cell">``: first form, bars, folded tail, badges."""
+    classes = "cell uncertain" if cell.uncertain else "cell"
+    cert = cell.certificate.value
+    out = [
+        f'<td class="{classes}" data-tags="{_e(cell.tags)}" data-certificate="{cert}" '
+        f'data-forms="{len(cell.forms)}">'
+    ]
+    direction = ' dir="rtl"' if rtl else ""
+    if not cell.forms:
+        out.append('<span class="first dim">no form finished</span>')
+    else:
+        best = cell.forms[0]
+        mark = '<span class="attested">attested</span>' if best.attested else ""
+        out.append(f'<span class="first"{direction}>{_e(best.form)}</span>{mark}')
+    out.append(f' <span class="cert {cert}">{_BADGE[cert]}</span>')
+    if cell.uncertain:
+        out.append('<span class="unsure">uncertain</span>')
+    out.append(f'<span class="tagline">{_e(cell.tags)}</span>')
+    head, tail = cell.shown(fold_below)
+    if cell.forms:
+        out.append("<ol>")
+        for f in head:
+            title = f' title="{_e(f.source)}"' if f.source else ""
+            mark = '<span class="attested">attested</span>' if f.attested else ""
+            out.append(
+                f"<li{title}><span{direction}>{_e(f.form)}{mark}</span>"
+                f'<span class="b"><i style="width:{100 * f.probability:.1f}%"></i></span>'
+                f'<span class="p">{_probability(f.probability)}</span></li>'
+            )
+        out.append("</ol>")
+    if tail:
+        total = _probability(sum(f.probability for f in tail))
+        shown = ", ".join(f"{_e(f.form)} ({_probability(f.probability)})" for f in tail)
+        plural = "s" if len(tail) != 1 else ""
+        out.append(
+            f'<details class="tail"><summary>+ {len(tail)} form{plural} below '
+            f"{100 * fold_below:g} % (together {total})</summary>"
+            f"<p{direction}>{shown}</p></details>"
+        )
+    if cell.more_than is not None:
+        out.append(f'<p class="more">more than {cell.more_than} forms of nonzero probability</p>')
+    out.append("</td>")
+    return "".join(out)
+
+
+def _paradigm_html(paradigm: Paradigm, index: int, fold_below: float) -> str:
+    rtl = _direction(paradigm.language) == "rtl"
+    uncertain = len(paradigm.uncertain)
+    full = sum(c.complete for c in paradigm.cells)
+    out = [
+        f'<section class="paradigm" id="p{index}" data-cells="{len(paradigm.cells)}">',
+        f"<h2><span{' dir=rtl' if rtl else ''}>{_e(paradigm.lemma)}</span> "
+        f"<small>{_e(paradigm.part_of_speech)} · {_e(paradigm.language)}</small></h2>",
+        f'<p class="dim">{len(paradigm.cells)} cells (the tag bundles of '
+        f"{_e(paradigm.cells_from)}); {full} certified full support; "
+        f"{uncertain} uncertain (first form below {100 * defaults.PARADIGM_SURE:g} %)"
+        + (f"; {_e(paradigm.where)}" if paradigm.where else "")
+        + "</p>",
+    ]
+    for note in paradigm.warnings:
+        out.append(f'<p class="more">warning: {_e(note)}</p>')
+    for block in paradigm.blocks:
+        label = " ".join(block.label)
+        out.append('<table class="paradigm">')
+        if label:
+            out.append(f'<caption class="tags">{_e(label)}</caption>')
+        if block.is_grid:
+            corner = _e(paradigm.row_dimension or "")
+            heads = "".join(f'<th scope="col">{_e(c)}</th>' for c in block.columns)
+            out.append(f"<thead><tr><th>{corner}</th>{heads}</tr></thead><tbody>")
+            for row in block.rows:
+                out.append(f'<tr><th scope="row" class="row">{_e(row)}</th>')
+                for column in block.columns:
+                    i = block.cells.get((row, column))
+                    if i is None:
+                        out.append('<td class="empty" title="not attested in the data"></td>')
+                    else:
+                        out.append(_cell_html(paradigm.cells[i], fold_below, rtl))
+                out.append("</tr>")
+        else:
+            out.append("<tbody>")
+            for (row, column), i in block.cells.items():
+                name = row or column or paradigm.cells[i].tags
+                out.append(f'<tr><th scope="row" class="row">{_e(name)}</th>')
+                out.append(_cell_html(paradigm.cells[i], fold_below, rtl) + "</tr>")
+        out.append("</tbody></table>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def paradigm_page(
+    paradigms: Sequence[Paradigm],
+    title: str | None = None,
+    fold_below: float = defaults.PARADIGM_FOLD_BELOW,
+) -> str:
+    """The page of one or more paradigms.
+
+    Args:
+        paradigms: the :class:`~inflect.inference.paradigm.Paradigm` s, in order (one section each).
+        title: the page's title; default ``"Paradigm of LEMMA (LANGUAGE POS)"`` for one,
+            ``"N paradigms"`` for several.
+        fold_below: a cell's forms below this probability are folded (always the first shown).
+
+    Returns:
+        The HTML document (text, UTF-8 when written). Bars are ``<i>`` elements with
+        ``style="width:P%"`` (P = 100 x probability, one decimal).
+    """
+    if title is None:
+        if len(paradigms) == 1:
+            p = paradigms[0]
+            title = f"Paradigm of {p.lemma} ({p.language} {p.part_of_speech})"
+        else:
+            title = f"{len(paradigms)} paradigms"
+    css = (_ASSETS / "report.css").read_text(encoding="utf-8") + PARADIGM_CSS
+    legend = (
+        '<ul class="legend">'
+        '<li><span class="cert full_support">full support</span> every form of nonzero '
+        "probability is listed</li>"
+        '<li><span class="cert mode_only">mode only</span> the first form is the most probable '
+        "one</li>"
+        '<li><span class="cert none">not certified</span> a more probable form may have been '
+        "pruned</li>"
+        '<li><span class="swatch" style="background:#fff4d6"></span> uncertain: first form below '
+        f"{100 * defaults.PARADIGM_SURE:g} %, or not certified</li>"
+        '<li><span class="swatch empty-swatch" style="background:#f3f4f6"></span> a cell the data '
+        "do not attest</li>"
+        '<li><span class="attested">attested</span> the form is attested (hover: where)</li>'
+        "</ul>"
+    )
+    body = "".join(_paradigm_html(p, i, fold_below) for i, p in enumerate(paradigms))
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{css}</style></head><body>"
+        f"<h1>{_e(title)}</h1>{legend}{body}"
+        '<p class="dim">Made by sparse-inflect (inflect paradigm).</p></body></html>\n'
+    )
