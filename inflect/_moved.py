@@ -13,6 +13,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 
 MOVED = {
@@ -30,7 +31,7 @@ MOVED = {
     "files": "io.atomic",
     "languages": "text.languages",
     "lengths": "nn.lengths",
-    "model": "nn.model",
+    "model": ("nn.model", "nn.config"),
     "models": "inference.registry",
     "outputs": "io.outputs",
     "paradigm": "inference.paradigm",
@@ -56,11 +57,23 @@ MOVED = {
 
 
 class _Alias(importlib.abc.Loader):
-    def __init__(self, new: str) -> None:
+    def __init__(self, new: tuple[str, ...]) -> None:
         self.new = new
 
-    def create_module(self, spec):  # the new module itself stands in for the old name
-        return importlib.import_module(self.new)
+    def create_module(self, spec):
+        if len(self.new) == 1:  # the new module itself stands in for the old name
+            return importlib.import_module(self.new[0])
+        parts = [importlib.import_module(n) for n in self.new]  # a module split in two
+        module = types.ModuleType(spec.name, parts[0].__doc__)
+
+        def __getattr__(name: str):
+            for part in parts:
+                if hasattr(part, name):
+                    return getattr(part, name)
+            raise AttributeError(f"module {spec.name!r} has no attribute {name!r}")
+
+        module.__getattr__ = __getattr__
+        return module
 
     def exec_module(self, module) -> None:
         pass
@@ -71,9 +84,10 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
         prefix, _, old = fullname.partition(".")
         if prefix != "inflect" or old not in MOVED:
             return None
-        new = f"inflect.{MOVED[old]}"
-        warnings.warn(f"{fullname} moved to {new} (sparse-inflect 0.2); import it from there",
-                      DeprecationWarning, stacklevel=3)
+        targets = MOVED[old] if isinstance(MOVED[old], tuple) else (MOVED[old],)
+        new = tuple(f"inflect.{t}" for t in targets)
+        warnings.warn(f"{fullname} moved to {' and '.join(new)} (sparse-inflect 0.2); "
+                      "import it from there", DeprecationWarning, stacklevel=3)
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 

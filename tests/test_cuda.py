@@ -10,7 +10,7 @@ import torch
 from inflect import sparse
 from inflect.decoding.search import Ensemble, beam_search
 from inflect.nn.checkpoint import load_model
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.training.trainer import TrainingData, build_model, make_batch, train
 
 pytestmark = [

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inflect.text import records as data_module
 from inflect.corpora.stats import compute_stats
+from inflect.text import records as data_module
 from inflect.text.records import (
     DataFormatError,
     Example,

@@ -23,7 +23,7 @@ import torch.multiprocessing as mp
 from safetensors import safe_open
 
 from inflect.nn.checkpoint import MODEL_FILE, STATE_FILE, load_model
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.training.distributed import World
 from inflect.training.trainer import (
     TrainingData,

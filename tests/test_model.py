@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from inflect.nn.batching import Vocabularies, make_batch, output_symbols
-from inflect.nn.model import ATTENTION_SCORES, PRESETS, Config, Seq2Seq
+from inflect.nn.config import ATTENTION_SCORES, PRESETS, Config
+from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import (
     BOS_ID,
     EOS_ID,

@@ -24,7 +24,7 @@ from safetensors import safe_open
 from inflect.evaluation.scoring import score_files
 from inflect.inference.predictor import Predictor, read_queries
 from inflect.nn.checkpoint import MODEL_FILE
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.render.report import frame_markdown, prediction_2018
 from inflect.text.languages import resolve
 from inflect.training.trainer import TrainingData, TrainingInterrupted, load_data, run_status, train

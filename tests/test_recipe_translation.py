@@ -244,7 +244,8 @@ def _targets(recipe, data, size):
 
 
 def test_translator_rejects_inflection_models(tmp_path):
-    from inflect.nn.model import Config, Seq2Seq
+    from inflect.nn.config import Config
+    from inflect.nn.model import Seq2Seq
     from inflect.nn.vocab import PAD, Vocab
 
     syms = Vocab(["a", "b"])
@@ -262,7 +263,7 @@ def test_translator_rejects_inflection_models(tmp_path):
 
 
 def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small_codec, tmp_path):
-    from inflect.nn.model import Config
+    from inflect.nn.config import Config
     from inflect.training.trainer import TrainingData, train
 
     torch.set_num_threads(1)

@@ -12,7 +12,8 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from inflect.nn.batching import Vocabularies, make_batch
-from inflect.nn.model import Config, Seq2Seq
+from inflect.nn.config import Config
+from inflect.nn.model import Seq2Seq
 from inflect.nn.recurrence import bilstm_layer, entmax_backward
 from inflect.nn.vocab import PAD, Vocab
 from inflect.sparse import entmax

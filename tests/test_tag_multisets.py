@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from inflect.nn.checkpoint import load_model
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.text.records import read_examples
 from inflect.training.trainer import Item, TrainingData, make_batch, train
 

@@ -33,7 +33,8 @@ from inflect.nn.checkpoint import (
     load_tensors,
     save_tensors,
 )
-from inflect.nn.model import Config, Seq2Seq
+from inflect.nn.config import Config
+from inflect.nn.model import Seq2Seq
 from inflect.training.trainer import (
     Trainer,
     TrainingData,
@@ -408,7 +409,7 @@ def test_cli_learn_alpha_flag(tmp_path):
 
 
 def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
-    from inflect.nn.model import COPY_FEATURE
+    from inflect.nn.config import COPY_FEATURE
     from inflect.training.trainer import _copy_pool, _draw
 
     items = synthetic.items(5, seed=3)
@@ -712,7 +713,7 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
 def test_train_help_gives_each_presets_defaults():
     """Issue 37 item 11: `train --help` names the defaults, which come from the preset; the
     figures it prints are checked against the presets themselves."""
-    from inflect.nn.model import PRESETS
+    from inflect.nn.config import PRESETS
 
     text = " ".join(CliRunner().invoke(main, ["train", "--help"], terminal_width=300,
                                        max_content_width=300).output.split())

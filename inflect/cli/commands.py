@@ -245,7 +245,8 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     from rich.console import Console
 
     from inflect.nn.checkpoint import CheckpointError
-    from inflect.nn.model import Config, resolve_device
+    from inflect.nn.config import Config
+    from inflect.nn.model import resolve_device
     from inflect.training.distributed import World
     from inflect.training.progress import RichProgress
     from inflect.training.trainer import (

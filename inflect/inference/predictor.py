@@ -69,8 +69,8 @@ from inflect.inference.streaming import IDLE, with_idle_marks
 from inflect.lexicon import Lexicon, Lexicons
 from inflect.nn.batching import Vocabularies, make_batch, output_symbols
 from inflect.nn.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
+from inflect.nn.config import COPY_FEATURE
 from inflect.nn.lengths import output_limit
-from inflect.nn.model import COPY_FEATURE
 from inflect.nn.vocab import UNK_ID, UnknownSymbolWarning
 from inflect.text.codec import CharCodec, Codec
 from inflect.text.languages import UnknownLanguageError, resolve

@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inflect.nn import checkpoint as ckpt
 from inflect.io.atomic import write_text
+from inflect.nn import checkpoint as ckpt
 
 __all__ = [
     "LanguageStatus",

@@ -48,14 +48,15 @@ from typing import Any
 import torch
 from filelock import FileLock, Timeout
 
-from inflect.nn import checkpoint as ckpt
 from inflect import defaults
 from inflect.io.atomic import sha256_of, write_bytes
 from inflect.io.outputs import prepare_folder
+from inflect.nn import checkpoint as ckpt
 from inflect.nn.batching import Batch, EncodedItems, Vocabularies, output_symbols
 from inflect.nn.checkpoint import load_model  # re-exported for convenience
+from inflect.nn.config import COPY_FEATURE, PRESETS, Config
 from inflect.nn.lengths import OutputLengths, output_limit
-from inflect.nn.model import COPY_FEATURE, PRESETS, Config, Seq2Seq, resolve_device
+from inflect.nn.model import Seq2Seq, resolve_device
 from inflect.nn.recurrence import low_precision_matmul_dtype
 from inflect.nn.vocab import PAD, Vocab
 from inflect.training.distributed import World

@@ -59,7 +59,8 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     import torch
 
     from inflect.nn.checkpoint import STATE_FILE, load_model, load_tensors
-    from inflect.nn.model import Config, Seq2Seq
+    from inflect.nn.config import Config
+    from inflect.nn.model import Seq2Seq
     from inflect.training.trainer import dev_sample, evaluate, load_data, run_status, train
 
     torch.set_num_threads(1)

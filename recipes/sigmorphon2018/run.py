@@ -41,7 +41,7 @@ from inflect.evaluation.runner import evaluate_checkpoints
 from inflect.evaluation.scoring import MACRO
 from inflect.io.atomic import atomic_write, write_text
 from inflect.nn.checkpoint import checkpoint_members
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.render.report import frame_markdown
 from inflect.text.languages import all_languages, resolve
 from inflect.training.trainer import load_data, run_status, train

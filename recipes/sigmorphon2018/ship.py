@@ -301,7 +301,7 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
     ]
     if cfg.get("preset"):
         parts.append(f"--preset {cfg['preset']}")
-    from inflect.nn.model import Config
+    from inflect.nn.config import Config
 
     preset = Config.from_preset(cfg.get("preset")).to_dict()
     if cfg.get("dev_sample") or preset["dev_sample"]:

@@ -44,7 +44,7 @@ import torch
 
 from inflect.decoding.search import Certificate
 from inflect.io.atomic import write_bytes
-from inflect.nn.model import Config
+from inflect.nn.config import Config
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import SentencePieceCodec, train_sentencepiece
 from inflect.training.trainer import Item, TrainingData, items_from_texts, run_status, train
@@ -62,7 +62,7 @@ class Size:
         dev_pairs: val pairs used for model selection and evaluation (None: all 1,014).
         vocab_size: pieces of the joint SentencePiece model.
         model_type: ``"bpe"`` or ``"unigram"``.
-        config: :class:`inflect.nn.model.Config` overrides.
+        config: :class:`inflect.nn.config.Config` overrides.
         runs: (output mapping, attention mapping) pairs.
         beam: beam size of the evaluation.
     """
