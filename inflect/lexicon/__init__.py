@@ -25,9 +25,9 @@ from inflect.lexicon.core import (
     Lexicon,
     LexiconError,
     Lexicons,
-    load_lexicons,
 )
 from inflect.lexicon.files import FileLexicon
+from inflect.lexicon.loading import load_lexicons
 from inflect.lexicon.store import SHIPPED_STORE, ShippedLexicon, write_store
 
 __all__ = [

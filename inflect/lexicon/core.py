@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -16,7 +15,6 @@ __all__ = [
     "LexiconError",
     "Lexicons",
     "lemma_key",
-    "load_lexicons",
 ]
 
 #: How the shipped lexicon names where its forms come from: ``shared-task data (FILE:LINE)``.
@@ -106,35 +104,3 @@ class Lexicons:
     def languages(self) -> frozenset[str]:
         """The languages any layer holds."""
         return frozenset().union(*(layer.languages() for layer in self.layers))
-
-
-def load_lexicons(
-    files: Sequence[str | os.PathLike[str]] = (),
-    *,
-    shipped: bool = True,
-    language: str | None = None,
-    store: str | os.PathLike[str] | None = None,
-) -> Lexicons:
-    """The lexicons of ``inflect predict``: the user's files (one layer, read now), then the
-    shipped lexicon (read lazily, one language at a time).
-
-    Args:
-        files: the user's lexicon files (see :class:`~inflect.lexicon.FileLexicon`).
-        shipped: consult the shipped lexicon after them.
-        language: the language of files whose name does not give one.
-        store: the shipped store (default :data:`~inflect.lexicon.SHIPPED_STORE`).
-
-    Raises:
-        DataFormatError: a malformed line (``FILE:LINE: what (value)``).
-        LexiconError: a file of no known language; a missing or broken store.
-        OSError: a file that cannot be read.
-    """
-    from inflect.lexicon.files import FileLexicon
-    from inflect.lexicon.store import ShippedLexicon
-
-    layers: list[Lexicon] = []
-    if files:
-        layers.append(FileLexicon(files, language=language))
-    if shipped:
-        layers.append(ShippedLexicon(store))
-    return Lexicons(layers)
