@@ -72,6 +72,7 @@ from inflect.nn.checkpoint import LoadedModel, checkpoint_members, load_checkpoi
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.lengths import output_limit
 from inflect.nn.vocab import UNK_ID, UnknownSymbolWarning
+from inflect.sparse import get_mapping
 from inflect.text.codec import CharCodec, Codec
 from inflect.text.languages import UnknownLanguageError, resolve
 from inflect.text.records import (
@@ -653,7 +654,9 @@ class Searcher:
         for network in self.members:
             network.eval()
         self.decodable: Any = self.members[0] if len(self.members) == 1 else Ensemble(self.members)
-        self.sparse_output = all(m.config.output_alpha > 1.0 for m in self.members)
+        self.sparse_output = all(
+            get_mapping(m.config.output_mapping).is_sparse for m in self.members
+        )
 
     @staticmethod
     def load(

@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from inflect.sparse import mapping_alpha
+from inflect.sparse import get_mapping, mapping_alpha
 
 #: Attention score functions of Luong et al. (2015), section 3.1.
 ATTENTION_SCORES = ("general", "dot", "mlp")
@@ -40,7 +40,7 @@ class Config:
         dropout: dropout on embeddings, between LSTM layers and on the attentional hidden state.
         attention_score: ``"general"``, ``"dot"`` or ``"mlp"``.
         attention_mapping: ``"softmax"``, ``"sparsemax"``, ``"entmax15"``, ``"entmax:<α>"`` or a
-            number (α), see :func:`inflect.sparse.mapping_alpha`.
+            number (α), or any other name of :func:`inflect.sparse.get_mapping`.
         output_mapping: same choices; the loss is the Fenchel–Young loss of this mapping.
         learn_attention_alpha: learn the attention α (initialised at ``attention_mapping``'s α,
             kept above 1 as ``1 + softplus(θ)``).
@@ -140,12 +140,13 @@ class Config:
         for name in ("attention_mapping", "output_mapping"):
             value = getattr(self, name)
             try:
-                alpha = mapping_alpha(value)
+                alpha = get_mapping(value).alpha
             except ValueError as exc:
                 raise ValueError(f"config {name}: {exc}") from None
-            if alpha < 1.0:
+            if alpha is not None and alpha < 1.0:
                 raise ValueError(f"config {name} needs α >= 1, got {value!r} (α = {alpha})")
-        if self.learn_attention_alpha and mapping_alpha(self.attention_mapping) <= 1.0:
+        attention_alpha = get_mapping(self.attention_mapping).alpha
+        if self.learn_attention_alpha and (attention_alpha is None or attention_alpha <= 1.0):
             raise ValueError("config learn_attention_alpha needs an initial attention α > 1")
         if self.learning_rate <= 0 or self.max_grad_norm <= 0:
             raise ValueError("config learning_rate and max_grad_norm must be positive")

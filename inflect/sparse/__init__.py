@@ -22,7 +22,7 @@ from inflect.sparse.activations import (
     softmax,
     sparsemax,
 )
-from inflect.sparse.dispatch import Entmax, entmax, mapping_alpha
+from inflect.sparse.dispatch import Entmax, entmax
 from inflect.sparse.losses import (
     Entmax15Loss,
     EntmaxBisectLoss,
@@ -34,6 +34,14 @@ from inflect.sparse.losses import (
     entmax_loss,
     sparsemax_bisect_loss,
     sparsemax_loss,
+)
+from inflect.sparse.mapping import (
+    EntmaxMapping,
+    Mapping,
+    get_mapping,
+    mapping_alpha,
+    mapping_names,
+    register_mapping,
 )
 from inflect.sparse.root_finding import (
     EntmaxBisect,
@@ -49,6 +57,8 @@ __all__ = [
     "EntmaxBisect",
     "EntmaxBisectLoss",
     "EntmaxLoss",
+    "EntmaxMapping",
+    "Mapping",
     "Sparsemax",
     "SparsemaxBisect",
     "SparsemaxBisectLoss",
@@ -59,7 +69,10 @@ __all__ = [
     "entmax_bisect",
     "entmax_bisect_loss",
     "entmax_loss",
+    "get_mapping",
     "mapping_alpha",
+    "mapping_names",
+    "register_mapping",
     "softmax",
     "sparsemax",
     "sparsemax_bisect",

@@ -196,5 +196,6 @@ def zero_empty_rows(p: torch.Tensor, empty: torch.Tensor | None) -> torch.Tensor
     return p.masked_fill(empty, 0.0)
 
 
-#: The α of each named mapping (the one table of names; :func:`inflect.sparse.mapping_alpha`).
+#: The α of each named α-entmax (the one table of these names; :mod:`inflect.sparse.mapping`
+#: registers them).
 ALPHA_BY_NAME: dict[str, float] = {"softmax": 1.0, "sparsemax": 2.0, "entmax15": 1.5}

@@ -1,12 +1,10 @@
-"""``entmax(x, alpha)``: pick the exact algorithm for α, and the α names used in configs.
+"""``entmax(x, alpha)``: pick the exact algorithm for α (names: :mod:`inflect.sparse.mapping`).
 
 α = 1 is softmax, α = 1.5 the exact sort-free / sort-based 1.5-entmax (Peters, Niculae & Martins
 2019, Algorithm 2), α = 2 sparsemax (Martins & Astudillo 2016), any other α root finding.
 """
 
 from __future__ import annotations
-
-import math
 
 import torch
 from torch import nn
@@ -59,36 +57,3 @@ class Entmax(nn.Module):
     def extra_repr(self) -> str:
         a = self.alpha if not isinstance(self.alpha, torch.Tensor) else "tensor"
         return f"alpha={a}, dim={self.dim}"
-
-
-def mapping_alpha(name: str | float) -> float:
-    """The α of a mapping name used in configs and on the command line.
-
-    ``"softmax"`` -> 1.0, ``"entmax15"`` -> 1.5, ``"sparsemax"`` -> 2.0, ``"entmax:<a>"`` or a
-    number string (or a number) -> that number. Names are case-insensitive, spaces around are
-    ignored.
-
-    Raises:
-        ValueError: an unknown name, an unparsable number, or α not finite and > 0.
-    """
-    if isinstance(name, bool):
-        raise ValueError(f"not a mapping name or α: {name!r}")
-    if isinstance(name, int | float):
-        value = float(name)
-    elif isinstance(name, str):
-        key = name.strip().lower()
-        if key in C.ALPHA_BY_NAME:
-            return C.ALPHA_BY_NAME[key]
-        text = key[len("entmax:"):] if key.startswith("entmax:") else key
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(
-                f"unknown mapping {name!r}: use softmax, sparsemax, entmax15, entmax:<alpha> "
-                "or a number"
-            ) from None
-    else:
-        raise ValueError(f"not a mapping name or α: {name!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"α must be finite and > 0, got {name!r}")
-    return value
