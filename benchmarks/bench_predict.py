@@ -174,7 +174,7 @@ def throughput(
 
     import torch
 
-    from inflect.decoding.search import Certificate
+    from inflect.decoding.protocol import Certificate
     from inflect.inference.predictor import Predictor
     from inflect.nn.vocab import UnknownSymbolWarning
 

@@ -42,7 +42,7 @@ MOVED = {
     "report": "render.report",
     "report_html": "render.report_html",
     "scoring": "evaluation.scoring",
-    "search": "decoding.search",
+    "search": "decoding",
     "sparsity": "evaluation.sparsity",
     "stats": "corpora.stats",
     "stdio": "io.stdio",

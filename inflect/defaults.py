@@ -7,6 +7,7 @@ Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
 Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`, :data:`PARADIGM_CHUNK_SIZE`.
 Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
+Search limits: :data:`SEARCH_MAX_LEN`, :data:`SUPPORT_MAX_EXPANSIONS`, :data:`SUPPORT_WIDTH`.
 """
 
 from __future__ import annotations
@@ -63,3 +64,18 @@ def output_length_margin(longest: int) -> int:
     """Symbols added to the longest output the training data have for a source length
     (:mod:`inflect.nn.lengths`): ``10 + longest // 4``."""
     return 10 + longest // 4
+
+
+# --------------------------------------------------------------------------------------------
+# Search limits (inflect.decoding): what one search call uses where its caller gives no value.
+
+#: Largest number of output symbols (EOS not counted) of a search called without ``max_len``
+#: (:mod:`inflect.decoding.greedy`, :mod:`~inflect.decoding.beam`,
+#: :mod:`~inflect.decoding.support`; 0.1's ``inflect.search.DEFAULT_MAX_LEN``). Prediction gives
+#: every input its own limit instead (:func:`max_output_length`, :mod:`inflect.nn.lengths`).
+SEARCH_MAX_LEN = 100
+#: Most prefixes support enumeration expands per input (a guard for dense, e.g. softmax, models,
+#: whose support is every string): reaching it sets ``SupportResult.hit_budget``.
+SUPPORT_MAX_EXPANSIONS = 2_000
+#: Prefixes support enumeration expands together per input and round (one ``step`` call).
+SUPPORT_WIDTH = 8

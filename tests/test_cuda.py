@@ -8,7 +8,8 @@ import synthetic
 import torch
 
 from inflect import sparse
-from inflect.decoding.search import Ensemble, beam_search
+from inflect.decoding.beam import beam_search
+from inflect.decoding.ensemble import Ensemble
 from inflect.nn.checkpoint import load_model
 from inflect.nn.config import Config
 from inflect.training.trainer import TrainingData, build_model, make_batch, train

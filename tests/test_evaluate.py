@@ -343,7 +343,7 @@ def test_single_string_share_and_mean_strings():
 
 
 def test_certificate_shares():
-    from inflect.decoding.search import Certificate
+    from inflect.decoding.protocol import Certificate
 
     shares = certificate_shares(
         [Certificate.FULL_SUPPORT, "full_support", Certificate.MODE_ONLY, "NONE", None]

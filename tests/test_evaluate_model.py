@@ -25,7 +25,9 @@ from test_predict import ckpt, ckpt2  # noqa: F401  (module fixtures, reused)
 from test_search import EOS, TableModel
 
 from inflect.cli.commands import main
-from inflect.decoding.search import Certificate, beam_search, teacher_forced
+from inflect.decoding.beam import beam_search
+from inflect.decoding.forced import teacher_forced
+from inflect.decoding.protocol import Certificate
 from inflect.evaluation.ambiguity import ambiguity_report
 from inflect.evaluation.runner import SPARSITY_COLUMNS, evaluate_predictor
 from inflect.evaluation.scoring import MACRO

@@ -364,7 +364,7 @@ def test_evaluate_refuses_the_shipped_lexicon_on_the_dev_set_it_holds(conll2018)
 
 
 def attested_record():
-    from inflect.decoding.search import Certificate
+    from inflect.decoding.protocol import Certificate
     from inflect.inference.predictor import Form, Prediction
 
     forms = (

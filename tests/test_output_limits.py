@@ -138,7 +138,9 @@ def test_daj_reaches_its_gold_form_and_always_is_never_worse_than_auto(conll2018
     """`daj` V;3;SG;COND;PRF: the gold `do të kishte darë` (albanian-dev, 17 characters) is
     listed; and under the old limit of 16 symbols, `--support always` lists every form the beam
     of `auto` listed, with a best probability at least the beam's (item 2)."""
-    from inflect.decoding.search import beam_search, encode, enumerate_support
+    from inflect.decoding.beam import beam_search
+    from inflect.decoding.protocol import encode
+    from inflect.decoding.support import enumerate_support
     from inflect.inference.predictor import Predictor, make_query
 
     rows = {(lem, tags): form for lem, form, tags in _rows(conll2018 / "albanian-dev")}

@@ -18,7 +18,7 @@ import pytest
 from test_report_browser import _browser, _chromium
 from test_report_html import HOSTILE
 
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.inference.paradigm import Block, Cell, CellForm, Paradigm
 from inflect.render.paradigm_html import paradigm_page
 

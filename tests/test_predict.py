@@ -22,13 +22,10 @@ import torch
 from click.testing import CliRunner
 
 from inflect.cli.commands import main
-from inflect.decoding.search import (
-    Certificate,
-    Ensemble,
-    MemberBatches,
-    beam_search,
-    enumerate_support,
-)
+from inflect.decoding.beam import beam_search
+from inflect.decoding.ensemble import Ensemble, MemberBatches
+from inflect.decoding.protocol import Certificate
+from inflect.decoding.support import enumerate_support
 from inflect.inference.predictor import (
     InputError,
     Predictor,
@@ -779,7 +776,7 @@ def test_the_empty_string_is_never_a_form(monkeypatch, place):
     """Issue 37 item 10: an empty output is left out, with a note, and the certificate says
     what still holds: the list is not the whole support (second place: mode only), and the
     first form left is not the mode when the empty string was the most probable (none)."""
-    from inflect.decoding.search import Certificate
+    from inflect.decoding.protocol import Certificate
     from inflect.inference.predictor import Form, Predictor
 
     predictor = Predictor.from_default("german", lexicons=())

@@ -21,7 +21,7 @@ from test_predict import ckpt  # noqa: F401  (module fixture, reused)
 
 from inflect.cli.commands import main
 from inflect.corpora.manifests import fetch, load_manifest
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.inference.predictor import Form, InputError, Prediction, make_query
 from inflect.io.outputs import OutputError
 from inflect.render.report import (

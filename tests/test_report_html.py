@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from inflect.corpora.baseline import find_baseline, read_baseline
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.evaluation.ambiguity import ambiguity_report
 from inflect.evaluation.scoring import MACRO
 from inflect.inference.explain import EOS_LABEL, AttentionPanel, Explanation

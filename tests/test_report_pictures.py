@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from test_report_html import SVG, record
 
 from inflect.cli.commands import main
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.inference.explain import EOS_LABEL, AttentionPanel, Explanation, explain
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py

@@ -17,14 +17,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inflect.decoding.search import (
-    Certificate,
-    Ensemble,
-    MemberBatches,
-    beam_search,
-    enumerate_support,
-    greedy,
-)
+from inflect.decoding.beam import beam_search
+from inflect.decoding.ensemble import Ensemble, MemberBatches
+from inflect.decoding.greedy import greedy
+from inflect.decoding.protocol import Certificate
+from inflect.decoding.support import enumerate_support
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from safetensors import safe_open
 
 from inflect.cli.commands import main
-from inflect.decoding.search import greedy
+from inflect.decoding.greedy import greedy
 from inflect.nn.batching import output_symbols
 from inflect.nn.checkpoint import (
     MODEL_FILE,

@@ -35,7 +35,7 @@ from typing import Any
 
 from inflect import defaults
 from inflect.corpora.cells import CellTable, load_cells
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.inference.predictor import Form, InputError, Prediction, Predictor, make_query
 from inflect.text.languages import resolve
 from inflect.text.records import TagBundle, control_problem

@@ -52,19 +52,18 @@ from typing import Any, Literal, NamedTuple
 import torch
 
 from inflect import defaults
-from inflect.decoding.search import (
+from inflect.decoding.beam import beam_search
+from inflect.decoding.ensemble import Ensemble, MemberBatches
+from inflect.decoding.forced import teacher_forced
+from inflect.decoding.protocol import (
     Certificate,
     Encoded,
-    Ensemble,
     Hypothesis,
-    MemberBatches,
     SearchResult,
     SupportResult,
-    beam_search,
     encode,
-    enumerate_support,
-    teacher_forced,
 )
+from inflect.decoding.support import enumerate_support
 from inflect.inference.streaming import IDLE, with_idle_marks
 from inflect.lexicon import Lexicon, Lexicons
 from inflect.nn.batching import Vocabularies, make_batch, output_symbols

@@ -366,7 +366,7 @@ def ambiguity_page(
     Returns:
         The page as text (UTF-8 when written).
     """
-    from inflect.decoding.search import Certificate
+    from inflect.decoding.protocol import Certificate
     from inflect.render.report import _summary_lines
 
     anchors = {g.tags: f"g{k}" for k, g in enumerate(report.groups, 1)}

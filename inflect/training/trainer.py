@@ -571,7 +571,8 @@ def evaluate(
         (mean loss per target symbol, accuracy in percent, predicted symbol tuples in the
         order of ``items`` — UNKs replaced by the most attended source symbol).
     """
-    from inflect.decoding.search import Encoded, greedy
+    from inflect.decoding.greedy import greedy
+    from inflect.decoding.protocol import Encoded
 
     model.eval()
     device = model.device

@@ -42,7 +42,7 @@ from typing import Any
 
 import torch
 
-from inflect.decoding.search import Certificate
+from inflect.decoding.protocol import Certificate
 from inflect.io.atomic import write_bytes
 from inflect.nn.config import Config
 from inflect.nn.vocab import UnknownSymbolWarning
