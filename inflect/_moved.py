@@ -62,7 +62,9 @@ class _Alias(importlib.abc.Loader):
 
     def create_module(self, spec):
         if len(self.new) == 1:  # the new module itself stands in for the old name
-            return importlib.import_module(self.new[0])
+            module = importlib.import_module(self.new[0])
+            self._own_spec = module.__spec__
+            return module
         parts = [importlib.import_module(n) for n in self.new]  # a module split in two
         module = types.ModuleType(spec.name, parts[0].__doc__)
 
@@ -76,7 +78,9 @@ class _Alias(importlib.abc.Loader):
         return module
 
     def exec_module(self, module) -> None:
-        pass
+        # the import system has just set the alias's spec on the module: give it its own back
+        if getattr(self, "_own_spec", None) is not None:
+            module.__spec__ = self._own_spec
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder):

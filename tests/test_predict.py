@@ -2,7 +2,7 @@
 
 A tiny model is trained once per module on the synthetic language of ``tests/synthetic.py``
 (labelled German, so that the German language spec does the text pipeline). Expected values come
-from direct calls of :mod:`inflect.decoding.search` on the model and from teacher-forced scoring.
+from direct calls of :mod:`inflect.decoding` on the model and from teacher-forced scoring.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def score(model, batch, tokens):
 def ensemble_score(models, batches, tokens):
     """Teacher-forced probability of ``tokens`` + EOS under the mean of ``models``: each member
     stepped here on its own batch, the product over steps of the mean of the members' step
-    probabilities (float64), independently of :class:`inflect.decoding.search.Ensemble`."""
+    probabilities (float64), independently of :class:`inflect.decoding.Ensemble`."""
     with torch.inference_mode():
         states = [m.start(b) for m, b in zip(models, batches, strict=True)]
         prev, logp = models[0].bos_id, 0.0

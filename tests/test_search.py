@@ -1,4 +1,4 @@
-"""Tests of inflect.decoding.search against brute-force enumeration on tiny hand-made Decodables.
+"""Tests of inflect.decoding against brute-force enumeration on tiny hand-made Decodables.
 
 The models here define the next-symbol distribution as an explicit function of (input, prefix),
 so the test computes every output string's exact probability (float64 product of the model's

@@ -31,7 +31,7 @@ class AmbiguousInput:
         complete: whether ``forms`` is certified to be the whole support (otherwise a gold form
             outside the list may still have nonzero probability).
         certificate: the record's certificate, ``"full_support"``, ``"mode_only"`` or ``"none"``
-            (:class:`inflect.decoding.search.Certificate` values).
+            (:class:`inflect.decoding.Certificate` values).
         more_than: N when more than N forms have nonzero probability and N are listed, else None.
         direction: writing direction of the language (``"ltr"``, ``"rtl"``; ``"auto"`` for a
             language with no spec: the reader decides from the text).

@@ -342,7 +342,7 @@ def evaluate_checkpoints(
     Args:
         models: checkpoints or folders of members (see
             :func:`inflect.nn.checkpoint.checkpoint_members`); several form an
-            :class:`inflect.decoding.search.Ensemble`.
+            :class:`inflect.decoding.Ensemble`.
         languages, split, gold_files, data_dir, fmt: the gold inputs (see :func:`load_gold`; read
             first, so that a wrong split fails before any model is loaded).
         beam_size: beam size k (the predictor widens it where the support is not certified).

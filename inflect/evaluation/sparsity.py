@@ -2,7 +2,7 @@
 
 As discussed in Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models" (ACL), for
 inflection: how often the whole probability sits on one string, how many strings have nonzero
-probability, how often beam search is certified exact (:class:`inflect.decoding.search.Certificate`), how
+probability, how often beam search is certified exact (:class:`inflect.decoding.Certificate`), how
 many symbols have nonzero probability at a decoding step, and how many source positions the
 attention touches. The inputs are per-input lists of string probabilities, certificates, per-step
 output support sizes and attention matrices; :mod:`inflect.evaluation.runner` collects them from a
@@ -99,7 +99,7 @@ def certificate_shares(certificates: Sequence[Any]) -> dict[str, float]:
     """Share of inputs per beam-search certificate.
 
     Args:
-        certificates: per input, an :class:`inflect.decoding.search.Certificate` or its value
+        certificates: per input, an :class:`inflect.decoding.Certificate` or its value
             (``"full_support"``, ``"mode_only"``, ``"none"``; case-insensitive); None means
             no certificate (greedy search) and counts as ``"none"``.
 
@@ -123,7 +123,7 @@ def mean_step_support(step_supports: Sequence[Sequence[int]]) -> float:
 
     Args:
         step_supports: per input, the number of nonzero entries of the output distribution at
-            each decoding step (e.g. :attr:`inflect.decoding.search.ForcedPath.support_sizes`); 1 means the
+            each decoding step (e.g. :attr:`inflect.decoding.ForcedPath.support_sizes`); 1 means the
             step was deterministic.
 
     Returns:

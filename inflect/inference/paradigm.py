@@ -92,7 +92,7 @@ class Cell:
         row: the row's features, joined by ``;`` (``"IN+ESS"``; ``""``: no row dimension).
         column: the column's features (``"SG"``; ``""``: no column dimension).
         forms: the forms of nonzero probability found, most probable first.
-        certificate: the :class:`~inflect.decoding.search.Certificate` of the search (full support: the
+        certificate: the :class:`~inflect.decoding.Certificate` of the search (full support: the
             forms are every form of nonzero probability).
         more_than: N when more than N forms have nonzero probability and N are listed, else None.
         warnings: e.g. symbols of the lemma unseen in training.

@@ -9,15 +9,15 @@ The path of one input (a *query*, an :class:`inflect.text.records.Example` whose
    unknown symbol, with one warning (kept in the record);
 3. the tag bundle: a multiset of UniMorph features, each of which the model must know;
 4. symbols -> ids, once per chunk of inputs (:mod:`inflect.nn.batching`), and one encoder pass per
-   chunk (:func:`inflect.decoding.search.encode`) that every search of the chunk shares;
-5. search: :func:`inflect.decoding.search.beam_search` (beam k = 5 by default) with its certificate. A
+   chunk (:func:`inflect.decoding.encode`) that every search of the chunk shares;
+5. search: :func:`inflect.decoding.beam_search` (beam k = 5 by default) with its certificate. A
    full-support beam already *is* the support (Peters, Niculae & Martins 2019, "Sparse
    Sequence-to-Sequence Models", ACL, §5), so it needs no second search. Where the certificate is
    not full support and the output mapping is sparse (α > 1), those inputs are searched again,
    together, with wider beams (4k, 16k, ... up to ``max_beam``, 20 by default) until the beam
    holds the whole support: batched beam search is far cheaper than a best-first enumeration,
    and a beam wider than the support prunes nothing. On request (``support="always"``),
-   :func:`inflect.decoding.search.enumerate_support` lists the strings of nonzero probability best-first
+   :func:`inflect.decoding.enumerate_support` lists the strings of nonzero probability best-first
    instead (exact order up to the cap, "more than N" beyond it);
 6. output ids -> symbols (:func:`inflect.nn.batching.output_symbols`: unknown symbols replaced by the
    source symbol of highest attention at their step) -> text by the same codec.
@@ -25,7 +25,7 @@ The path of one input (a *query*, an :class:`inflect.text.records.Example` whose
    lexicon holds for the input lead the record, marked with their source; the model's forms
    follow.
 
-Several checkpoints form an :class:`inflect.decoding.search.Ensemble` (probabilities averaged at each step;
+Several checkpoints form an :class:`inflect.decoding.Ensemble` (probabilities averaged at each step;
 the members must share the target vocabulary). With no checkpoint, the shipped default model of
 the language is used (:mod:`inflect.inference.registry`).
 
@@ -110,7 +110,7 @@ MAX_INPUT_LEN = 100
 
 #: ``"auto"``: where the beam is not certified full support and the output mapping is sparse,
 #: widen the beam (x4 at a time, up to ``max_beam`` and ``max_forms``) until it is; ``"always"``:
-#: enumerate the support best-first (:func:`inflect.decoding.search.enumerate_support`) for every input;
+#: enumerate the support best-first (:func:`inflect.decoding.enumerate_support`) for every input;
 #: ``"never"``: the beam's n-best list only.
 SupportMode = Literal["auto", "always", "never"]
 
@@ -601,7 +601,7 @@ class Searcher:
 
     Args:
         models: one or more :class:`~inflect.nn.checkpoint.LoadedModel`; several form an
-            :class:`~inflect.decoding.search.Ensemble` and must share the target vocabulary.
+            :class:`~inflect.decoding.Ensemble` and must share the target vocabulary.
         beam_size: beam size k (≥ 1).
         max_forms: largest number of outputs listed per input (≥ 1); support enumeration
             stops there and the record says "more than N".
@@ -695,7 +695,7 @@ class Searcher:
 
     def batch(self, items: Sequence[Prepared]) -> Any:
         """Prepared inputs as ids (:func:`inflect.nn.batching.make_batch`), one batch per member
-        (a :class:`~inflect.decoding.search.MemberBatches` for an ensemble; members with equal
+        (a :class:`~inflect.decoding.MemberBatches` for an ensemble; members with equal
         vocabularies share one)."""
         sources = [p.symbols for p in items]
         features = [p.features for p in items]
@@ -735,7 +735,7 @@ class Searcher:
     ) -> list[Searched]:
         """Search a chunk of prepared inputs together; a :class:`Searched` each, in order.
 
-        The chunk is encoded once (:func:`inflect.decoding.search.encode`); every search below runs on
+        The chunk is encoded once (:func:`inflect.decoding.encode`); every search below runs on
         that encoded state. Beam search with k = :attr:`beam_size`; then, for
         ``support="auto"``, the inputs whose beam is not certified full support are searched
         again together with a beam 4 times as wide (n-best = width), until every one is
@@ -746,7 +746,7 @@ class Searcher:
         Args:
             items: the prepared inputs.
             support_sizes: also run the model along each input's best string (teacher forcing,
-                :func:`inflect.decoding.search.teacher_forced`) for its per-step output support sizes.
+                :func:`inflect.decoding.teacher_forced`) for its per-step output support sizes.
         """
         if not items:
             return []

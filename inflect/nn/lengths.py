@@ -1,6 +1,6 @@
 """Output length limits from the data: the longest output searched for an input.
 
-A search needs a largest output length (:mod:`inflect.decoding.search`). It is a property of one input,
+A search needs a largest output length (:mod:`inflect.decoding`). It is a property of one input,
 never of the batch it is searched in (an answer must not depend on its neighbours), and it comes
 from the training data: :class:`OutputLengths` records, per language, the longest target of the
 training items for each source length (in model symbols), and is stored in the checkpoint

@@ -27,7 +27,7 @@ Two optional extensions, off in the paper's setting and on in the ``cpu-small`` 
 most with ~1,000 training pairs): the copy bias in the logits (``Config.copy_bias``) and
 autoencoding training items (``Config.copy_examples``, used by :mod:`inflect.training.trainer`).
 
-The model implements the *Decodable* protocol that :mod:`inflect.decoding.search` consumes:
+The model implements the *Decodable* protocol that :mod:`inflect.decoding` consumes:
 ``bos_id``, ``eos_id``, ``pad_id``, ``unk_id``, ``target_size``, :meth:`Seq2Seq.start`,
 :meth:`Seq2Seq.step`, :meth:`Seq2Seq.reorder` and :meth:`Seq2Seq.batch_size`.
 """
@@ -609,7 +609,7 @@ class Seq2Seq(nn.Module):
     def concat_states(self, states: Sequence[DecoderState]) -> DecoderState:
         """Stack the rows of several states (same padded source length S) in list order.
 
-        Optional part of the search protocol: lets :func:`inflect.decoding.search.enumerate_support`
+        Optional part of the search protocol: lets :func:`inflect.decoding.enumerate_support`
         expand prefixes from different groups in one :meth:`step` call.
 
         Raises:

@@ -14,7 +14,7 @@ The recipe is configuration plus glue on the public API:
 3. evaluation on val with :class:`inflect.inference.translator.Translator` (beam search with certificates):
    sacrebleu BLEU and chrF of the detokenised output against the raw references (with their
    signatures), the mean output support size per decoding step along the output (teacher
-   forcing on the search's encoder pass, :func:`inflect.decoding.search.teacher_forced`), the share of
+   forcing on the search's encoder pass, :func:`inflect.decoding.teacher_forced`), the share of
    sentences whose beam carries an exact-search certificate, and the training throughput in
    target tokens per second.
 
