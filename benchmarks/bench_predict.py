@@ -52,14 +52,14 @@ import sys, time, json
 t0 = time.perf_counter()
 import torch
 t1 = time.perf_counter()
-import inflect.cli.commands, inflect.inference.predictor, inflect.render.report, inflect.inference.registry
+import inflect.cli.commands, inflect.inference.predictor, inflect.render.tsv, inflect.inference.registry
 t2 = time.perf_counter()
 torch.set_num_threads({threads})
 p = inflect.inference.predictor.load_predictor({models!r}, "german")
 t3 = time.perf_counter()
 r = p.predict({lemma!r}, {tags!r}, "german")
 t4 = time.perf_counter()
-inflect.render.report.prediction_tsv(r)
+inflect.render.tsv.prediction_tsv(r)
 print(json.dumps({{"import torch": t1 - t0, "import inflect (cli, predict, report)": t2 - t1,
                   "load checkpoint(s)": t3 - t2, "search + decode": t4 - t3}}))
 """

@@ -327,7 +327,7 @@ def test_every_shared_file_loads_with_expected_totals(conll2018):
 
 
 def test_predict_tsv_output_given_as_data_says_which_format_to_use(tmp_path):
-    from inflect.render.report import PREDICTION_TSV_COLUMNS
+    from inflect.render.tsv import PREDICTION_TSV_COLUMNS
 
     header = "\t".join(PREDICTION_TSV_COLUMNS)
     path = write(tmp_path / "german.pred", header + "\nHaus\tN;DAT;PL\tgerman\tfull\t1\t1\tHäusern\t1.0\n")

@@ -37,7 +37,9 @@ from inflect.nn.batching import Vocabularies, make_batch
 from inflect.nn.checkpoint import checkpoint_members
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import UnknownSymbolWarning
-from inflect.render.report import ambiguity_html, ambiguity_markdown, attention_heatmap
+from inflect.render.markdown import ambiguity_markdown
+from inflect.render.report_html import ambiguity_html
+from inflect.render.tables import attention_heatmap
 from inflect.text.records import Example, TagBundle
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py

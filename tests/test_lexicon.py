@@ -386,7 +386,7 @@ def attested_record():
 
 
 def test_the_records_tell_attested_and_model_forms_apart():
-    from inflect.render.report import prediction_2018, prediction_jsonl, prediction_tsv
+    from inflect.render.tsv import prediction_2018, prediction_jsonl, prediction_tsv
 
     rec = attested_record()
     assert [f.form for f in rec.attested] == ["dreamt", "dreamnt"]
@@ -415,7 +415,9 @@ def test_the_table_and_the_ambiguity_reports_show_the_mark():
     from rich.console import Console
 
     from inflect.evaluation.ambiguity import ambiguity_report
-    from inflect.render.report import ambiguity_html, ambiguity_markdown, prediction_table
+    from inflect.render.markdown import ambiguity_markdown
+    from inflect.render.report_html import ambiguity_html
+    from inflect.render.tables import prediction_table
 
     rec = attested_record()
     console = Console(width=120, record=True)

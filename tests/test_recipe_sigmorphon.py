@@ -25,7 +25,8 @@ from inflect.evaluation.scoring import score_files
 from inflect.inference.predictor import Predictor, read_queries
 from inflect.nn.checkpoint import MODEL_FILE
 from inflect.nn.config import Config
-from inflect.render.report import frame_markdown, prediction_2018
+from inflect.render.markdown import frame_markdown
+from inflect.render.tsv import prediction_2018
 from inflect.text.languages import resolve
 from inflect.training.trainer import TrainingData, TrainingInterrupted, load_data, run_status, train
 

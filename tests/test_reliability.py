@@ -24,19 +24,16 @@ from inflect.corpora.manifests import fetch, load_manifest
 from inflect.decoding.protocol import Certificate
 from inflect.inference.predictor import Form, InputError, Prediction, make_query
 from inflect.io.outputs import OutputError
-from inflect.render.report import (
-    PREDICTION_TSV_COLUMNS,
+from inflect.render.tables import (
     datasets_table,
     evaluation_table,
     languages_table,
     models_table,
-    prediction_2018,
     prediction_table,
-    prediction_tsv,
     scores_table,
     stats_table,
-    tsv_line,
 )
+from inflect.render.tsv import PREDICTION_TSV_COLUMNS, prediction_2018, prediction_tsv, tsv_line
 from inflect.text.records import (
     DataFormatError,
     check_file,
@@ -177,7 +174,7 @@ def test_every_table_shows_user_text_verbatim(text):
     from inflect.corpora.stats import SplitStats
     from inflect.inference.explain import Explanation
     from inflect.inference.registry import ShippedModel
-    from inflect.render.report import attention_heatmap
+    from inflect.render.tables import attention_heatmap
 
     pred = Prediction(
         text,
@@ -216,7 +213,7 @@ def test_attention_png_shows_dollar_signs_verbatim(tmp_path):
     import numpy as np
 
     from inflect.inference.explain import Explanation
-    from inflect.render.report import attention_figure, attention_png
+    from inflect.render.figures import attention_figure, attention_png
 
     # "$a^$" is a mathtext syntax error: read as mathtext, writing the PNG would fail
     pred = Prediction(
@@ -248,12 +245,12 @@ def test_predict_table_with_markup_in_the_lemma(ckpt):  # noqa: F811
 
 def test_evaluate_writes_its_files_before_rendering(tmp_path, monkeypatch):
     gold = write(tmp_path / "german-dev", "Haus\tHäuser\tN;NOM;PL\n")
-    import inflect.render.report
+    import inflect.render.tables
 
     def broken(*args, **kwargs):
         raise RuntimeError("rendering failed")
 
-    monkeypatch.setattr(inflect.render.report, "scores_table", broken)
+    monkeypatch.setattr(inflect.render.tables, "scores_table", broken)
     out = tmp_path / "res" / "de"
     result = run("evaluate", "--pred", gold, "--gold", gold, "--out", out, "--format", "table")
     assert isinstance(result.exception, RuntimeError)
@@ -263,12 +260,12 @@ def test_evaluate_writes_its_files_before_rendering(tmp_path, monkeypatch):
 
 def test_explain_writes_the_png_before_rendering(ckpt, tmp_path, monkeypatch):  # noqa: F811
     pytest.importorskip("matplotlib")
-    import inflect.render.report
+    import inflect.render.tables
 
     def broken(*args, **kwargs):
         raise RuntimeError("rendering failed")
 
-    monkeypatch.setattr(inflect.render.report, "attention_heatmap", broken)
+    monkeypatch.setattr(inflect.render.tables, "attention_heatmap", broken)
     png = tmp_path / "kala.png"
     result = run("explain", "--model", ckpt, "kala", "V;PL", "--png", png, "--format", "table")
     assert isinstance(result.exception, RuntimeError)
@@ -653,7 +650,7 @@ def test_a_narrow_terminal_never_cuts_a_form_or_a_number(width):
 def test_evaluate_at_any_width_shows_every_number(width):
     """Issue 37 item 7: at 20 columns `evaluate` dropped every number; each value is now shown
     whole (as the table formats it: accuracy 2 decimals, shares in percent 1 decimal)."""
-    from inflect.render.report import evaluation_table
+    from inflect.render.tables import evaluation_table
 
     frame = pd.DataFrame({
         "language": ["german", "macro-average"], "n": [1000, 1000],

@@ -1,5 +1,5 @@
 """Tests of the HTML and Markdown ambiguity reports and the SVG pictures (inflect.render.report_html,
-inflect.render.report, inflect.corpora.baseline).
+inflect.render.markdown, inflect.render.figures, inflect.corpora.baseline).
 
 The reports are built from hand-made records and attention matrices (no model), so every figure
 the page shows is known here: bar widths are the probabilities given, the tail is the forms below
@@ -24,8 +24,9 @@ from inflect.evaluation.ambiguity import ambiguity_report
 from inflect.evaluation.scoring import MACRO
 from inflect.inference.explain import EOS_LABEL, AttentionPanel, Explanation
 from inflect.inference.predictor import Form, Prediction
-from inflect.render.report import ambiguity_markdown, markdown_slug
-from inflect.render.report_html import accuracy_svg, ambiguity_page, json_for_script
+from inflect.render.figures import accuracy_svg
+from inflect.render.markdown import ambiguity_markdown, markdown_slug
+from inflect.render.report_html import ambiguity_page, json_for_script
 from inflect.text.records import Example, TagBundle
 
 #: A lemma and a form that would run script if they reached the page as markup.
@@ -297,7 +298,7 @@ def test_markdown_carries_the_same_content():
 def test_terminal_report_shows_markup_like_text_verbatim():
     from rich.console import Console
 
-    from inflect.render.report import ambiguity_rich
+    from inflect.render.tables import ambiguity_rich
 
     lemma = "[bold]x[/] [/red]"
     report = ambiguity_report([record(lemma, "V;[b]", [("a[/]", 0.5), ("b", 0.5)])])

@@ -1,4 +1,4 @@
-"""Tests of the attention PNG (inflect.render.report.attention_figure / attention_png), of explanations
+"""Tests of the attention PNG (inflect.render.figures.attention_figure / attention_png), of explanations
 with one panel per form (inflect.inference.explain), and of the commands that write pictures:
 `inflect explain --png --max-forms`, `inflect evaluate --out` (PREFIX.svg) and
 `inflect report ambiguity --out FILE.html` (attention maps), on the shipped German model.
@@ -44,7 +44,7 @@ def _image_axes(fig):
 
 
 def test_png_has_a_panel_per_form_titled_with_its_probability():
-    from inflect.render.report import attention_figure
+    from inflect.render.figures import attention_figure
 
     fig = attention_figure(_explanation(), max_forms=2)
     try:
@@ -74,7 +74,7 @@ def test_png_has_a_panel_per_form_titled_with_its_probability():
 
 
 def test_png_source_axis_reads_right_to_left_for_rtl_languages():
-    from inflect.render.report import attention_figure
+    from inflect.render.figures import attention_figure
 
     fig = attention_figure(_explanation("rtl"))
     try:
@@ -86,7 +86,7 @@ def test_png_source_axis_reads_right_to_left_for_rtl_languages():
 
 
 def test_png_of_an_explanation_without_panels_shows_the_best_string(tmp_path):
-    from inflect.render.report import attention_figure, attention_png
+    from inflect.render.figures import attention_figure, attention_png
 
     rec = record("ab", "V", [("ba", 1.0)], Certificate.FULL_SUPPORT)
     found = Explanation(rec, ["a", "b"], ["b", "a", EOS_LABEL], np.eye(3, 2))

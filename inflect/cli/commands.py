@@ -411,7 +411,8 @@ def queue_command(lang, setting, root, jobs, threads, only_status, out_format, d
 
 
 def _print_queue(statuses, root, out_format) -> None:
-    from inflect.render.report import queue_table, queue_tsv
+    from inflect.render.tables import queue_table
+    from inflect.render.tsv import queue_tsv
 
     if _output_format(out_format) == "tsv":
         click.echo(queue_tsv(statuses), nl=False)
@@ -494,7 +495,8 @@ def data_list(dataset: str | None, data_dir: str | None, out_format: str | None)
         load_manifest,
         manifest_names,
     )
-    from inflect.render.report import datasets_table, datasets_tsv, languages_table, languages_tsv
+    from inflect.render.tables import datasets_table, languages_table
+    from inflect.render.tsv import datasets_tsv, languages_tsv
 
     fmt = _output_format(out_format)
     try:
@@ -541,7 +543,8 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
                out_format: str | None) -> None:
     """Describe LANGUAGE's CoNLL–SIGMORPHON 2018 files (training, dev, covered test)."""
     from inflect.corpora.stats import language_stats
-    from inflect.render.report import stats_table, stats_tsv
+    from inflect.render.tables import stats_table
+    from inflect.render.tsv import stats_tsv
     from inflect.text.records import DataFormatError
 
     fmt = _output_format(out_format)
@@ -570,7 +573,7 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
 )
 def data_check(file: str, fmt: str) -> None:
     """Validate FILE and report every problem with its line; exit status 1 if any."""
-    from inflect.render.report import check_lines, read_summary
+    from inflect.render.tsv import check_lines, read_summary
     from inflect.text.records import check_file, check_warnings
 
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
@@ -693,7 +696,8 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     from inflect.evaluation.runner import evaluate_checkpoints, write_results
     from inflect.evaluation.scoring import score_files
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.report import evaluation_table, frame_tsv, scores_table
+    from inflect.render.tables import evaluation_table, scores_table
+    from inflect.render.tsv import frame_tsv
     from inflect.text.records import DataFormatError
 
     if models and pred_files:
@@ -746,7 +750,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         raise click.ClickException(str(exc)) from None
     if out_prefix:  # written before rendering: a rendering failure cannot lose them
         from inflect.corpora.baseline import official_baseline
-        from inflect.render.report_html import accuracy_svg
+        from inflect.render.figures import accuracy_svg
 
         try:
             svg = accuracy_svg(frame, official_baseline(baseline, data_dir))
@@ -811,12 +815,10 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.inference.explain import explain_all
     from inflect.inference.predictor import Predictor
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.report import (
-        ambiguity_html,
-        ambiguity_markdown,
-        ambiguity_rich,
-        ambiguity_tsv,
-    )
+    from inflect.render.markdown import ambiguity_markdown
+    from inflect.render.report_html import ambiguity_html
+    from inflect.render.tables import ambiguity_rich
+    from inflect.render.tsv import ambiguity_tsv
     from inflect.text.records import DataFormatError
 
     suffix = Path(out_file).suffix.lower() if out_file else None
@@ -1003,11 +1005,11 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     from inflect.inference.registry import NoDefaultModelError
     from inflect.lexicon import LexiconError
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.report import (
+    from inflect.render.tables import prediction_table
+    from inflect.render.tsv import (
         PREDICTION_TSV_COLUMNS,
         prediction_2018,
         prediction_jsonl,
-        prediction_table,
         prediction_tsv,
     )
 
@@ -1246,13 +1248,13 @@ def models_command(out_format, every, verbose, models_dir):
         )
         return
     if _output_format(out_format) == "tsv":
-        from inflect.render.report import models_tsv
+        from inflect.render.tsv import models_tsv
 
         click.echo(models_tsv(entries), nl=False)
         return
     from rich.console import Console
 
-    from inflect.render.report import models_commands, models_table
+    from inflect.render.tables import models_commands, models_table
 
     console = Console()
     console.print(models_table(entries))
@@ -1296,13 +1298,9 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     from inflect.inference.predictor import load_predictor
     from inflect.inference.registry import NoDefaultModelError
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.report import (
-        attention_heatmap,
-        attention_png,
-        attention_tsv,
-        check_plotting,
-        prediction_table,
-    )
+    from inflect.render.figures import attention_png, check_plotting
+    from inflect.render.tables import attention_heatmap, prediction_table
+    from inflect.render.tsv import attention_tsv
 
     _check_setting(setting, models)
     fmt = _output_format(out_format)
@@ -1379,12 +1377,8 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     from inflect.inference.predictor import InputError
     from inflect.inference.translator import SentenceQuery, Translator, read_sentences
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.report import (
-        TRANSLATION_TSV_COLUMNS,
-        prediction_jsonl,
-        prediction_table,
-        prediction_tsv,
-    )
+    from inflect.render.tables import prediction_table
+    from inflect.render.tsv import TRANSLATION_TSV_COLUMNS, prediction_jsonl, prediction_tsv
 
     if sentences and input_path is not None:
         raise click.UsageError("give either SENTENCES or --input FILE, not both")

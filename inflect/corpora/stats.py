@@ -1,6 +1,7 @@
 """Descriptive statistics of inflection data (what ``inflect data stats`` shows).
 
-Computation only; rendering is in :mod:`inflect.render.report`.
+Computation only; rendering is in :mod:`inflect.render.tables` and
+:mod:`inflect.render.tsv`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ With a sparse output mapping (α-entmax, α > 1) most inputs get a single form w
 the rest are the model's genuine ambiguities (Peters, Niculae & Martins, 2019, "Sparse
 Sequence-to-Sequence Models", ACL, §5: e.g. German ``N;DAT;PL`` and other bundles with several
 attested forms). This module groups such inputs by tag bundle and counts them; rendering is in
-:mod:`inflect.render.report`.
+:mod:`inflect.render` (:mod:`~inflect.render.tables`, :mod:`~inflect.render.tsv`,
+:mod:`~inflect.render.markdown`, :mod:`~inflect.render.report_html`).
 """
 
 from __future__ import annotations
@@ -182,63 +183,108 @@ def ambiguity_report(
     """
     if explanations is not None and len(explanations) != len(predictions):
         raise ValueError(f"{len(explanations)} explanations for {len(predictions)} predictions")
-    gold_forms: dict[Any, str] = {}
-    for example in gold or ():
-        if example.form is not None:
-            gold_forms[input_key(example)] = example.form
+    gold_forms = _gold_forms(gold)
     groups: dict[tuple[str, ...], TagGroup] = {}
     bundles: dict[tuple[str, ...], BundleSizes] = {}
     directions: dict[str, str] = {}
-    ambiguous = with_gold = in_support = incomplete = full = mode = 0
+    full = mode = 0
     for position, record in enumerate(predictions):
         certificate = getattr(record.certificate, "value", record.certificate)
         full += certificate == "full_support"
         mode += certificate == "mode_only"
         model = getattr(record, "model_forms", record.forms)  # the model's, not attested ones
         forms = tuple((f[0], float(f[1])) for f in model if float(f[1]) > 0.0)
-        try:
-            tags = TagBundle.parse(record.tags)
-        except ValueError as exc:
-            raise ValueError(f"{record.lemma!r}: bad tag bundle {record.tags!r} ({exc})") from None
+        tags = _tag_bundle(record)
         sizes = bundles.setdefault(tags.multiset, BundleSizes(record.tags)).sizes
         sizes[len(forms)] = sizes.get(len(forms), 0) + 1
         if len(forms) < 2:
             continue
         key = input_key(Example(record.lemma, tags, None, record.language))
-        gold_form = gold_forms.get(key)
-        hit = None if gold_form is None else any(f == gold_form for f, _ in forms)
-        ambiguous += 1
-        with_gold += gold_form is not None
-        in_support += bool(hit)
-        incomplete += not record.complete
-        group = groups.setdefault(tags.multiset, TagGroup(record.tags))
-        group.inputs.append(
-            AmbiguousInput(
-                record.lemma,
-                record.tags,
-                record.language,
-                forms,
-                gold_form,
-                hit,
-                bool(record.complete),
-                str(certificate),
-                record.more_than,
-                _direction(record.language, directions),
-                position,
-                None if explanations is None else explanations[position],
-                tuple((f.form, f.source) for f in getattr(record, "attested", ())),
-            )
+        item = _ambiguous_input(
+            record,
+            forms,
+            gold_forms.get(key),
+            str(certificate),
+            position,
+            _direction(record.language, directions),
+            None if explanations is None else explanations[position],
         )
+        groups.setdefault(tags.multiset, TagGroup(record.tags)).inputs.append(item)
+    return _summary(len(predictions), groups, bundles, full, mode, rejected)
+
+
+def _gold_forms(gold: Sequence[Example] | None) -> dict[Any, str]:
+    """The gold form of each input (:func:`inflect.text.records.input_key`) that has one."""
+    gold_forms: dict[Any, str] = {}
+    for example in gold or ():
+        if example.form is not None:
+            gold_forms[input_key(example)] = example.form
+    return gold_forms
+
+
+def _tag_bundle(record: Any) -> TagBundle:
+    """The record's tag bundle, parsed.
+
+    Raises:
+        ValueError: it cannot be parsed (naming the record's lemma and bundle).
+    """
+    try:
+        return TagBundle.parse(record.tags)
+    except ValueError as exc:
+        raise ValueError(f"{record.lemma!r}: bad tag bundle {record.tags!r} ({exc})") from None
+
+
+def _ambiguous_input(
+    record: Any,
+    forms: tuple[tuple[str, float], ...],
+    gold_form: str | None,
+    certificate: str,
+    position: int,
+    direction: str,
+    explanation: Any,
+) -> AmbiguousInput:
+    """The :class:`AmbiguousInput` of a record with its nonzero-probability ``forms``; whether the
+    gold form is among them is None without a gold form."""
+    hit = None if gold_form is None else any(f == gold_form for f, _ in forms)
+    return AmbiguousInput(
+        record.lemma,
+        record.tags,
+        record.language,
+        forms,
+        gold_form,
+        hit,
+        bool(record.complete),
+        certificate,
+        record.more_than,
+        direction,
+        position,
+        explanation,
+        tuple((f.form, f.source) for f in getattr(record, "attested", ())),
+    )
+
+
+def _summary(
+    inputs: int,
+    groups: dict[tuple[str, ...], TagGroup],
+    bundles: dict[tuple[str, ...], BundleSizes],
+    full: int,
+    mode: int,
+    rejected: int,
+) -> AmbiguityReport:
+    """The report of the tag-bundle ``groups`` of ambiguous inputs and the ``bundles`` of every
+    input: the counts over the ambiguous inputs, each group's total, groups largest first and
+    bundles most ambiguous first (stable sorts: ties keep the order first seen)."""
+    ambiguous = [item for group in groups.values() for item in group.inputs]
     for features, group in groups.items():
         group.total = bundles[features].inputs
     ordered = sorted(groups.values(), key=lambda g: -len(g.inputs))  # stable: first seen first
     by_size = sorted(bundles.values(), key=lambda b: (-b.ambiguous, -b.inputs))
     return AmbiguityReport(
-        len(predictions),
-        ambiguous,
-        with_gold,
-        in_support,
-        incomplete,
+        inputs,
+        len(ambiguous),
+        sum(item.gold is not None for item in ambiguous),
+        sum(bool(item.gold_in_support) for item in ambiguous),
+        sum(not item.complete for item in ambiguous),
         ordered,
         full,
         mode,

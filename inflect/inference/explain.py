@@ -3,7 +3,8 @@
 Row i of a matrix is the attention over the source (lemma) symbols at the decoding step that
 emitted target symbol i; the last row is the step that emitted the end of the string (EOS). With
 sparse attention (α-entmax, α > 1; Peters, Niculae & Martins, 2019, "Sparse Sequence-to-Sequence
-Models", ACL, §3) many weights are exactly zero. Rendering is in :mod:`inflect.render.report`.
+Models", ACL, §3) many weights are exactly zero. Rendering is in :mod:`inflect.render.tables`,
+:mod:`inflect.render.tsv` and :mod:`inflect.render.figures`.
 """
 
 from __future__ import annotations

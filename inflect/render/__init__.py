@@ -1,4 +1,7 @@
-"""Rendering results: terminal tables, TSV and Markdown (:mod:`.report`), the HTML reports with
-their inlined assets (:mod:`.report_html`, :mod:`.paradigm_html`, ``assets/``), and paradigm tables
-(:mod:`.paradigm`). User text is rendered verbatim.
+"""Rendering results, one module per form of output: rich tables for a terminal (:mod:`.tables`);
+TSV, JSON Lines and the shared task's lines for a pipe (:mod:`.tsv`); Markdown (:mod:`.markdown`);
+the ambiguity report's HTML page with its inlined assets (:mod:`.report_html`, ``assets/``); SVG
+pictures and attention maps (:mod:`.figures`); paradigms as a table, TSV and JSON Lines
+(:mod:`.paradigm`) and as an HTML page (:mod:`.paradigm_html`). :mod:`.common` and
+:mod:`.ambiguity_parts` hold what several of them share. User text is rendered verbatim.
 """

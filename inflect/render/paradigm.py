@@ -6,7 +6,7 @@ JSON Lines in a pipe, one line per cell. Rendering only: the figures come from
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group
@@ -14,8 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from inflect import defaults
-from inflect.inference.paradigm import Cell, CellForm, Paradigm
-from inflect.render.report import _probability, tsv_line
+from inflect.render.common import probability_text
+from inflect.render.tsv import tsv_line
+
+if TYPE_CHECKING:  # annotations only
+    from inflect.inference.paradigm import Cell, CellForm, Paradigm
 
 __all__ = [
     "CERTIFICATE_MARKS",
@@ -75,7 +78,7 @@ def paradigm_tsv(paradigm: Paradigm) -> str:
     Probabilities are Python's shortest round-trip ``repr``.
 
     Raises:
-        ValueError: a field holds a control character (:func:`inflect.render.report.tsv_line`).
+        ValueError: a field holds a control character (:func:`inflect.render.tsv.tsv_line`).
     """
     lines = []
     for cell in paradigm.cells:
@@ -155,7 +158,7 @@ def _cell_text(cell: Cell, fold_below: float) -> Text:
             form_style = "bold yellow"
         text.append(f.form, style=form_style)
         if f.probability < 1.0 or k:
-            text.append(f" {_probability(f.probability)}", style="dim" if k else "")
+            text.append(f" {probability_text(f.probability)}", style="dim" if k else "")
         if f.attested:
             text.append(" attested", style="cyan")
         if k == 0:

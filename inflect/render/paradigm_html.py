@@ -13,11 +13,14 @@ user text is escaped. Rendering only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inflect import defaults
-from inflect.inference.paradigm import Cell, Paradigm
+from inflect.render.common import CERTIFICATE_BADGES, html_text, probability_text
+
+if TYPE_CHECKING:  # annotations only
+    from inflect.inference.paradigm import Cell, Paradigm
 
 __all__ = ["PARADIGM_CSS", "paradigm_page"]
 
@@ -52,23 +55,6 @@ ul.legend .swatch { display: inline-block; width: 1em; height: 1em; vertical-ali
   border: 1px solid var(--line); }
 """
 
-_BADGE = {
-    "full_support": "full support",
-    "mode_only": "mode only",
-    "none": "not certified",
-}
-
-
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
-def _probability(p: float) -> str:
-    from inflect.render.report import _probability as shown
-
-    return shown(p)
-
-
 def _direction(language: str) -> str:
     from inflect.text.languages import UnknownLanguageError, resolve
 
@@ -83,7 +69,7 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
     classes = "cell uncertain" if cell.uncertain else "cell"
     cert = cell.certificate.value
     out = [
-        f'<td class="{classes}" data-tags="{_e(cell.tags)}" data-certificate="{cert}" '
+        f'<td class="{classes}" data-tags="{html_text(cell.tags)}" data-certificate="{cert}" '
         f'data-forms="{len(cell.forms)}">'
     ]
     direction = ' dir="rtl"' if rtl else ""
@@ -92,26 +78,26 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
     else:
         best = cell.forms[0]
         mark = '<span class="attested">attested</span>' if best.attested else ""
-        out.append(f'<span class="first"{direction}>{_e(best.form)}</span>{mark}')
-    out.append(f' <span class="cert {cert}">{_BADGE[cert]}</span>')
+        out.append(f'<span class="first"{direction}>{html_text(best.form)}</span>{mark}')
+    out.append(f' <span class="cert {cert}">{CERTIFICATE_BADGES[cert]}</span>')
     if cell.uncertain:
         out.append('<span class="unsure">uncertain</span>')
-    out.append(f'<span class="tagline">{_e(cell.tags)}</span>')
+    out.append(f'<span class="tagline">{html_text(cell.tags)}</span>')
     head, tail = cell.shown(fold_below)
     if cell.forms:
         out.append("<ol>")
         for f in head:
-            title = f' title="{_e(f.source)}"' if f.source else ""
+            title = f' title="{html_text(f.source)}"' if f.source else ""
             mark = '<span class="attested">attested</span>' if f.attested else ""
             out.append(
-                f"<li{title}><span{direction}>{_e(f.form)}{mark}</span>"
+                f"<li{title}><span{direction}>{html_text(f.form)}{mark}</span>"
                 f'<span class="b"><i style="width:{100 * f.probability:.1f}%"></i></span>'
-                f'<span class="p">{_probability(f.probability)}</span></li>'
+                f'<span class="p">{probability_text(f.probability)}</span></li>'
             )
         out.append("</ol>")
     if tail:
-        total = _probability(sum(f.probability for f in tail))
-        shown = ", ".join(f"{_e(f.form)} ({_probability(f.probability)})" for f in tail)
+        total = probability_text(sum(f.probability for f in tail))
+        shown = ", ".join(f"{html_text(f.form)} ({probability_text(f.probability)})" for f in tail)
         plural = "s" if len(tail) != 1 else ""
         out.append(
             f'<details class="tail"><summary>+ {len(tail)} form{plural} below '
@@ -130,27 +116,27 @@ def _paradigm_html(paradigm: Paradigm, index: int, fold_below: float) -> str:
     full = sum(c.complete for c in paradigm.cells)
     out = [
         f'<section class="paradigm" id="p{index}" data-cells="{len(paradigm.cells)}">',
-        f"<h2><span{' dir=rtl' if rtl else ''}>{_e(paradigm.lemma)}</span> "
-        f"<small>{_e(paradigm.part_of_speech)} · {_e(paradigm.language)}</small></h2>",
+        f"<h2><span{' dir=rtl' if rtl else ''}>{html_text(paradigm.lemma)}</span> "
+        f"<small>{html_text(paradigm.part_of_speech)} · {html_text(paradigm.language)}</small></h2>",
         f'<p class="dim">{len(paradigm.cells)} cells (the tag bundles of '
-        f"{_e(paradigm.cells_from)}); {full} certified full support; "
+        f"{html_text(paradigm.cells_from)}); {full} certified full support; "
         f"{uncertain} uncertain (first form below {100 * defaults.PARADIGM_SURE:g} %)"
-        + (f"; {_e(paradigm.where)}" if paradigm.where else "")
+        + (f"; {html_text(paradigm.where)}" if paradigm.where else "")
         + "</p>",
     ]
     for note in paradigm.warnings:
-        out.append(f'<p class="more">warning: {_e(note)}</p>')
+        out.append(f'<p class="more">warning: {html_text(note)}</p>')
     for block in paradigm.blocks:
         label = " ".join(block.label)
         out.append('<table class="paradigm">')
         if label:
-            out.append(f'<caption class="tags">{_e(label)}</caption>')
+            out.append(f'<caption class="tags">{html_text(label)}</caption>')
         if block.is_grid:
-            corner = _e(paradigm.row_dimension or "")
-            heads = "".join(f'<th scope="col">{_e(c)}</th>' for c in block.columns)
+            corner = html_text(paradigm.row_dimension or "")
+            heads = "".join(f'<th scope="col">{html_text(c)}</th>' for c in block.columns)
             out.append(f"<thead><tr><th>{corner}</th>{heads}</tr></thead><tbody>")
             for row in block.rows:
-                out.append(f'<tr><th scope="row" class="row">{_e(row)}</th>')
+                out.append(f'<tr><th scope="row" class="row">{html_text(row)}</th>')
                 for column in block.columns:
                     i = block.cells.get((row, column))
                     if i is None:
@@ -162,7 +148,7 @@ def _paradigm_html(paradigm: Paradigm, index: int, fold_below: float) -> str:
             out.append("<tbody>")
             for (row, column), i in block.cells.items():
                 name = row or column or paradigm.cells[i].tags
-                out.append(f'<tr><th scope="row" class="row">{_e(name)}</th>')
+                out.append(f'<tr><th scope="row" class="row">{html_text(name)}</th>')
                 out.append(_cell_html(paradigm.cells[i], fold_below, rtl) + "</tr>")
         out.append("</tbody></table>")
     out.append("</section>")
@@ -212,7 +198,7 @@ def paradigm_page(
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{css}</style></head><body>"
-        f"<h1>{_e(title)}</h1>{legend}{body}"
+        f"<title>{html_text(title)}</title><style>{css}</style></head><body>"
+        f"<h1>{html_text(title)}</h1>{legend}{body}"
         '<p class="dim">Made by sparse-inflect (inflect paradigm).</p></body></html>\n'
     )

@@ -5,7 +5,7 @@ seeds and the ensemble of the seeds, macro-averaged over languages.
 
 One command runs the grid; it can be stopped and restarted at any time: finished runs are skipped,
 interrupted ones resumed (``inflect.training.trainer.train(..., resume=True)``), evaluations are cached.
-Only the public API is used (``inflect.training.trainer``, ``inflect.evaluation.runner``, ``inflect.render.report``); the
+Only the public API is used (``inflect.training.trainer``, ``inflect.evaluation.runner``, ``inflect.render.markdown``); the
 paper's table is made here (:func:`paper_table`).
 
     python recipes/sigmorphon2018/run.py --smoke --out runs/sigmorphon2018-smoke
@@ -42,7 +42,7 @@ from inflect.evaluation.scoring import MACRO
 from inflect.io.atomic import atomic_write, write_text
 from inflect.nn.checkpoint import checkpoint_members
 from inflect.nn.config import Config
-from inflect.render.report import frame_markdown
+from inflect.render.markdown import frame_markdown
 from inflect.text.languages import all_languages, resolve
 from inflect.training.trainer import load_data, run_status, train
 
