@@ -52,7 +52,7 @@ import sys, time, json
 t0 = time.perf_counter()
 import torch
 t1 = time.perf_counter()
-import inflect.cli.commands, inflect.inference.predictor, inflect.render.tsv, inflect.inference.registry
+import inflect.cli, inflect.inference.predictor, inflect.render.tsv, inflect.inference.registry
 t2 = time.perf_counter()
 torch.set_num_threads({threads})
 p = inflect.inference.predictor.load_predictor({models!r}, "german")
@@ -66,8 +66,8 @@ print(json.dumps({{"import torch": t1 - t0, "import inflect (cli, predict, repor
 
 
 def _predict_command(models: list[str], *args: str) -> list[str]:
-    """``python -m inflect.cli.commands predict --lang german ARGS --model M ...``."""
-    cmd = [sys.executable, "-m", "inflect.cli.commands", "predict", "--lang", "german", *args]
+    """``python -m inflect.cli predict --lang german ARGS --model M ...``."""
+    cmd = [sys.executable, "-m", "inflect.cli", "predict", "--lang", "german", *args]
     for m in models:
         cmd += ["--model", m]
     return cmd
@@ -77,7 +77,7 @@ def _takes_threads(checkout: Path, env: dict[str, str], cwd: str) -> bool:
     """Whether that checkout's `inflect predict` has --threads (older ones read
     OMP_NUM_THREADS only)."""
     out = subprocess.run(
-        [sys.executable, "-m", "inflect.cli.commands", "predict", "--help"],
+        [sys.executable, "-m", "inflect.cli", "predict", "--help"],
         cwd=cwd,
         env={**env, "PYTHONPATH": str(checkout)},
         capture_output=True,

@@ -49,7 +49,7 @@ def _peak():
         fh.write(str(mib))
 
 atexit.register(_peak)
-from inflect.cli.commands import main
+from inflect.cli import main
 sys.exit(main())
 """
 

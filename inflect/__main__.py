@@ -1,6 +1,6 @@
 """``python -m inflect``: the ``inflect`` command line (e.g. under ``torchrun``)."""
 
-from inflect.cli.commands import main
+from inflect.cli import main
 
 if __name__ == "__main__":
     main(prog_name="inflect")

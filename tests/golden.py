@@ -57,7 +57,7 @@ def digest(data_dir: Path, case: dict, tmp: Path) -> dict:
     """Run `inflect predict` in-process on the case's first dev lines; the output's digest."""
     from click.testing import CliRunner
 
-    from inflect.cli.commands import main
+    from inflect.cli import main
 
     lines = (data_dir / f"{case['language']}-dev").read_text(encoding="utf-8").splitlines()
     path = tmp / f"{case['language']}-{case['setting']}.tsv"

@@ -1,7 +1,7 @@
 from click.testing import CliRunner
 
 from inflect import __version__
-from inflect.cli.commands import main
+from inflect.cli import main
 
 
 def test_help_lists_the_program():

@@ -9,7 +9,7 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 
 
 def run(*args: str, env: dict[str, str] | None = None):

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from test_train import _cli_train_args, _german_low_data
 
 import inflect.nn.checkpoint
-from inflect.cli.commands import main
+from inflect.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

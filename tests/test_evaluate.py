@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.evaluation.runner import write_results
 from inflect.evaluation.scoring import (
     MACRO,

@@ -24,7 +24,7 @@ from rich.console import Console
 from test_predict import ckpt, ckpt2  # noqa: F401  (module fixtures, reused)
 from test_search import EOS, TableModel
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.decoding.beam import beam_search
 from inflect.decoding.forced import teacher_forced
 from inflect.decoding.protocol import Certificate

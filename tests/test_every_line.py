@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.nn.vocab import UnknownSymbolWarning
 
 pytestmark = pytest.mark.usefixtures("one_thread")

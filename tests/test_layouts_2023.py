@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.text.records import (
     DataFormatError,
     TagBundle,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.lexicon import (
     FileLexicon,
     LexiconError,

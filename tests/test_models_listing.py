@@ -11,7 +11,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 
 REGISTRY = Path(__file__).resolve().parent.parent / "inflect" / "models" / "registry.toml"
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from test_paradigm import GERMAN_N
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.render.paradigm import PARADIGM_TSV_COLUMNS
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py

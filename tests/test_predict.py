@@ -21,7 +21,7 @@ import synthetic
 import torch
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.decoding.beam import beam_search
 from inflect.decoding.ensemble import Ensemble, MemberBatches
 from inflect.decoding.protocol import Certificate
@@ -671,7 +671,7 @@ def test_cold_predict_imports_no_data_libraries(ckpt, option, heavy):
     args = ["predict", "--model", str(ckpt), "kala", "V;PL", *([option] if option else [])]
     code = (
         "import sys\n"
-        "from inflect.cli.commands import main\n"
+        "from inflect.cli import main\n"
         f"try: main({args!r})\n"
         "except SystemExit: pass\n"
         "bad = [m for m in ('pandas', 'pyarrow', 'rich.progress', 'inflect.training.trainer', "
@@ -801,7 +801,7 @@ def test_a_warning_is_shown_once_on_a_terminal_and_once_in_a_pipe():
     them; TSV has no warnings column, so they go to stderr (once each)."""
     from click.testing import CliRunner
 
-    from inflect.cli.commands import main
+    from inflect.cli import main
 
     note = "symbol '😀' (U+1F600) of lemma 'Haus😀' was not seen in training"
     for fmt in ("table", "tsv"):

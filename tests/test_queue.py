@@ -12,7 +12,7 @@ import synthetic
 from click.testing import CliRunner
 from test_train import write_conll
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.nn.checkpoint import load_metadata
 from inflect.training.queue import QueueSpec, queue_status, run_queue
 from inflect.training.trainer import TrainingInterrupted, load_data, train

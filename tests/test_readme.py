@@ -26,7 +26,7 @@ def test_main_command_gives_a_certified_answer_from_the_shipped_model():
     env = dict(os.environ, COLUMNS="100")
     env.pop("INFLECT_MODELS_DIR", None)
     out = subprocess.run(
-        [sys.executable, "-c", "from inflect.cli.commands import main; main()", *argv, "--format", "jsonl"],
+        [sys.executable, "-c", "from inflect.cli import main; main()", *argv, "--format", "jsonl"],
         capture_output=True, text=True, timeout=120, env=env, check=False,
     )
     assert out.returncode == 0, out.stderr
@@ -73,7 +73,7 @@ def test_trial_training_command_works(tmp_path):
     argv[-1] = str(tmp_path / "try")
     env = dict(os.environ, INFLECT_DATA_DIR=str(data), INFLECT_THREADS="1")
     out = subprocess.run(
-        [sys.executable, "-c", "from inflect.cli.commands import main; main()", *argv[1:]],
+        [sys.executable, "-c", "from inflect.cli import main; main()", *argv[1:]],
         capture_output=True, text=True, timeout=600, env=env, check=False,
     )
     assert out.returncode == 0, out.stderr

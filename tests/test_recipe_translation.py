@@ -26,7 +26,7 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 from click.testing import CliRunner  # noqa: E402
 
-from inflect.cli.commands import main  # noqa: E402
+from inflect.cli import main  # noqa: E402
 from inflect.decoding.protocol import Certificate  # noqa: E402
 from inflect.inference.predictor import InputError  # noqa: E402
 from inflect.inference.translator import Translator, read_sentences  # noqa: E402

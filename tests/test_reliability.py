@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from rich.console import Console
 from test_predict import ckpt  # noqa: F401  (module fixture, reused)
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.corpora.manifests import fetch, load_manifest
 from inflect.decoding.protocol import Certificate
 from inflect.inference.predictor import Form, InputError, Prediction, make_query

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from test_report_html import SVG, record
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.decoding.protocol import Certificate
 from inflect.inference.explain import EOS_LABEL, AttentionPanel, Explanation, explain
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from inflect.cli.commands import main
+from inflect.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"

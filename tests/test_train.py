@@ -21,7 +21,7 @@ import torch
 from click.testing import CliRunner
 from safetensors import safe_open
 
-from inflect.cli.commands import main
+from inflect.cli import main
 from inflect.decoding.greedy import greedy
 from inflect.nn.batching import output_symbols
 from inflect.nn.checkpoint import (

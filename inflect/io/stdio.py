@@ -1,6 +1,7 @@
 """The standard streams and the disk, as the command line meets them: stand-ins for a standard
 stream closed at start (``<&-``, ``>&-``), and the one-line messages for a closed or broken
-stream and for a full disk (:class:`inflect.cli.commands` turns them into errors, not tracebacks)."""
+stream and for a full disk (:class:`inflect.cli.group.InflectGroup` turns them into errors, not
+tracebacks)."""
 
 from __future__ import annotations
 

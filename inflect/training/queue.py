@@ -435,7 +435,7 @@ def run_language(spec: QueueSpec, root: str | Path, language: str, threads: int 
         click.ClickException, SystemExit: as ``inflect train`` (an error, or an interrupt:
         exit status 130, resumable).
     """
-    from inflect.cli.commands import main
+    from inflect.cli import main
 
     root = Path(root)
     status = language_status(root, language)

@@ -1,0 +1,154 @@
+"""`inflect data`: get (fetch, with checksums), list, describe (stats) and check the data."""
+
+from __future__ import annotations
+
+import click
+
+from inflect import defaults
+from inflect.cli.options import data_dir_option, format_option
+from inflect.cli.output import echo_tsv, output_format
+
+
+@click.group()
+def data() -> None:
+    """Get, list, describe and check data (CoNLL–SIGMORPHON 2018 task 1, Multi30k)."""
+
+
+@data.command("fetch")
+@click.argument("dataset")
+@click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
+@data_dir_option
+def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -> None:
+    """Download DATASET (see `inflect data list`) and verify every file's SHA-256."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    from inflect.corpora.manifests import (
+        ChecksumError,
+        FetchError,
+        FetchProgress,
+        fetch,
+        load_manifest,
+    )
+    from inflect.corpora.manifests import data_dir as resolve_data_dir
+
+    try:
+        manifest = load_manifest(dataset)
+        manifest.select(languages or None)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="DATASET / --lang") from None
+    folder = resolve_data_dir(data_dir)
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(f"{manifest.name}", total=None)
+
+        def progress(event: FetchProgress) -> None:
+            label = f"[{event.index + 1}/{event.count}] {event.file.name}"
+            bar.update(task, description=label, completed=event.done, total=event.total)
+
+        try:
+            result = fetch(manifest, languages or None, data_dir, progress=progress)
+        except (FetchError, ChecksumError, OSError) as exc:  # OSError: OutputError, the folder
+            raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"{manifest.name}: {len(result.downloaded)} downloaded, {len(result.present)} already "
+        f"present, in {folder}"
+    )
+
+
+@data.command("list")
+@click.argument("dataset", required=False, default=None)
+@data_dir_option
+@format_option("one line per dataset (dataset, description, files, files_here, size_bytes, "
+                "licence), or with DATASET one per language (dataset, language, examples per "
+                "split, size_bytes, files_here, files)")
+def data_list(dataset: str | None, data_dir: str | None, out_format: str | None) -> None:
+    """List the datasets, then DATASET's languages, settings and sizes (on a terminal: the
+    datasets and the languages of DATASET, default conll2018-task1)."""
+    from inflect.corpora.manifests import (
+        count_present,
+        language_summary,
+        load_manifest,
+        manifest_names,
+    )
+    from inflect.render.tables import datasets_table, languages_table
+    from inflect.render.tsv import datasets_tsv, languages_tsv
+
+    fmt = output_format(out_format)
+    try:
+        chosen = load_manifest(dataset or "conll2018-task1")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="DATASET") from None
+    splits = list(dict.fromkeys(f.split for f in chosen.files if f.split))
+    manifests = [load_manifest(name) for name in manifest_names()]
+    present = [count_present(m, data_dir) for m in manifests]
+    if fmt == "tsv":
+        echo_tsv(lambda: languages_tsv(chosen.name, language_summary(chosen, data_dir), splits)
+                  if dataset else datasets_tsv(manifests, present))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(datasets_table(manifests, present))
+    console.print(languages_table(chosen.name, language_summary(chosen, data_dir), splits))
+
+
+@data.command("stats")
+@click.argument("language")
+@click.option(
+    "--setting",
+    type=click.Choice(list(defaults.SETTINGS)),
+    default=None,
+    help="Training setting (default: every one the language has).",
+)
+@data_dir_option
+@format_option("one line per split: language, split, pairs, lemmas, characters, symbols, "
+                "features, bundles, with_spaces, longest_lemma, longest_form, "
+                "multi_order_bundles, duplicate_feature_bundles, padded_feature_bundles, "
+                "blank_lines")
+def data_stats(language: str, setting: str | None, data_dir: str | None,
+               out_format: str | None) -> None:
+    """Describe LANGUAGE's CoNLL–SIGMORPHON 2018 files (training, dev, covered test)."""
+    from inflect.corpora.stats import language_stats
+    from inflect.render.tables import stats_table
+    from inflect.render.tsv import stats_tsv
+    from inflect.text.records import DataFormatError
+
+    fmt = output_format(out_format)
+    try:
+        stats = language_stats(language, [setting] if setting else None, data_dir)
+    except (FileNotFoundError, DataFormatError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if fmt == "tsv":
+        echo_tsv(lambda: stats_tsv(stats))
+        return
+    from rich.console import Console
+
+    Console().print(stats_table(stats))
+
+
+@data.command("check")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "2018", "covered", "2023"]),
+    default="auto",
+    show_default=True,
+    help="auto: lemma-tags (2 fields); with 3, lemma-form-tags (2018) or lemma-tags-form "
+    "(2023), from where the tag bundles are.",
+)
+def data_check(file: str, fmt: str) -> None:
+    """Validate FILE and report every problem with its line; exit status 1 if any."""
+    from inflect.render.tsv import check_lines, read_summary
+    from inflect.text.records import check_file, check_warnings
+
+    parsed = check_file(file, fmt)  # type: ignore[arg-type]
+    for line in check_lines(parsed.errors):
+        click.echo(line)
+    for warning in check_warnings(parsed):
+        click.echo(f"warning: {warning}")
+    click.echo(read_summary(parsed.stats, len(parsed.errors)))
+    if parsed.errors:
+        raise SystemExit(1)

@@ -1,0 +1,169 @@
+"""`inflect evaluate`: the CoNLL–SIGMORPHON 2018 scorer's accuracy and Levenshtein distance, of
+a model predicting here (with its sparsity statistics) or of predictions made elsewhere."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from inflect.cli.options import (
+    beam_option,
+    comma_list,
+    data_dir_option,
+    device_option,
+    format_option,
+    setting_option,
+    threads_option,
+)
+from inflect.cli.output import echo_tsv, output_format
+from inflect.cli.resolve import (
+    check_outputs,
+    check_setting,
+    given_lexicons,
+    models_or_shipped,
+    set_threads,
+)
+
+
+@click.command("evaluate")
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
+                   "(default with one --lang and no --pred: the shipped model). Predicts the "
+                   "gold inputs (beam --beam) and adds the sparsity statistics.")
+@click.option("--pred", "pred_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Predictions made elsewhere, lemma<TAB>form<TAB>tags (repeatable, one per "
+                   "--gold).")
+@click.option("--gold", "gold_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=comma_list,
+              help="Language of each --gold file (default: from the file name, german-dev -> "
+                   "german); with --model and no --gold, the language(s) whose --split is read "
+                   "(repeatable, or a comma-separated list).")
+@click.option("--split", default="dev", show_default=True,
+              help="With --model and no --gold: the shared-task split to evaluate on.")
+@beam_option(" (with --model)")
+@device_option
+@setting_option
+@threads_option
+@data_dir_option
+@click.option("--out", "out_prefix", default=None, metavar="PREFIX",
+              help="Also write PREFIX.parquet, PREFIX.csv and PREFIX.svg (accuracy per language "
+                   "beside the official baseline).")
+@click.option("--baseline", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="The official baseline table for PREFIX.svg (default: "
+                   "conll2018-task1-baseline-dev.csv in or beside the data folder, if there).")
+@click.option("--input-format", "input_format", type=click.Choice(["auto", "2018", "2023"]),
+              default="auto", show_default=True,
+              help="Layout of the --pred and --gold files: 2018 lemma<TAB>form<TAB>tags, 2023 "
+                   "lemma<TAB>tags<TAB>form; auto: each file's, from where its tag bundles are.")
+@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+              help="Score the model with this lexicon consulted first (repeatable; 'shipped': "
+                   "the shipped lexicon of the shared-task data). Without it the model alone "
+                   "is scored (INFLECT_LEXICON is not read here). A lexicon that attests the "
+                   "gold forms of more than half a language's inputs is refused.")
+@format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
+                "full precision")
+def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
+                     out_prefix, baseline, threads, setting, input_format, lexicon_files,
+                     out_format):
+    """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
+    per language, and their macro-average; with --model, also the sparsity statistics.
+
+    Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
+    counts as the empty prediction. Examples: inflect evaluate --model runs/de --lang german
+    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
+    """
+    set_threads(threads)
+    import warnings
+
+    from inflect.evaluation.runner import evaluate_checkpoints
+    from inflect.evaluation.scoring import score_files
+    from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.render.tables import evaluation_table, scores_table
+    from inflect.render.tsv import frame_tsv
+    from inflect.text.records import DataFormatError
+
+    if models and pred_files:
+        raise click.UsageError("give either --model (predict here) or --pred (predictions "
+                               "made elsewhere), not both")
+    check_setting(setting, models, pred_files)
+    if not pred_files:
+        models = models_or_shipped(models, languages, setting)
+    if not models and not (pred_files and gold_files):
+        raise click.UsageError("give --model (or one --lang with a shipped model) with "
+                               "--lang/--split or --gold, or --pred with --gold")
+    fmt = output_format(out_format)
+    check_outputs(*_output_files(out_prefix))
+    if lexicon_files and pred_files:
+        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
+                               "with --pred the predictions are already made")
+    from inflect.lexicon import LexiconError
+
+    try:
+        lexicons = given_lexicons(lexicon_files, languages)
+        if models:
+            warnings.simplefilter("ignore", UnknownSymbolWarning)
+            result = evaluate_checkpoints(models, languages, split, gold_files,
+                                          data_dir=data_dir, beam_size=beam, device=device,
+                                          fmt=input_format, lexicons=lexicons)
+            frame = result.frame
+            scored = _scored(result)
+            title = (f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))"
+                     f"; scored: {scored}")
+            click.echo(f"scored: {scored}", err=True)
+            for error in result.errors:
+                click.echo(f"rejected (scored as empty): {error}", err=True)
+        else:
+            frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)
+    except click.ClickException:
+        raise
+    except (DataFormatError, LexiconError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if out_prefix:  # written before rendering: a rendering failure cannot lose them
+        _write_results(frame, out_prefix, baseline, data_dir)
+    if fmt == "tsv":
+        echo_tsv(lambda: frame_tsv(frame))
+        return
+    from rich.console import Console
+
+    Console().print(evaluation_table(frame, title) if models else scores_table(frame))
+
+
+def _output_files(out_prefix: str | None) -> list[str]:
+    """The files ``--out PREFIX`` writes (PREFIX.parquet, .csv, .svg; none without it); a
+    PREFIX that names a folder is a usage error."""
+    if out_prefix is not None and (
+        out_prefix.endswith(("/", os.sep)) or os.path.isdir(out_prefix) or not out_prefix.strip()
+    ):
+        raise click.BadParameter(
+            f"{out_prefix!r} names a folder; --out takes a PREFIX of file names (results/de "
+            "writes results/de.parquet, results/de.csv and results/de.svg)", param_hint="--out")
+    return [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
+
+
+def _scored(result) -> str:
+    """What was scored, in words: the model alone, or the model after a lexicon and how many
+    inputs the lexicon answered (of an :class:`inflect.evaluation.runner` result)."""
+    if result.lexicon is None:
+        return "the model alone (no lexicon; --lexicon consults one)"
+    answered = sum(a for a, _ in result.attested.values())
+    return (f"the model with the lexicon {result.lexicon} first (it answered "
+            f"{answered:,} of {len(result.gold):,} inputs)")
+
+
+def _write_results(frame, out_prefix: str, baseline: str | None, data_dir: str | None) -> None:
+    """Write PREFIX.parquet, PREFIX.csv and PREFIX.svg (accuracy per language beside the
+    official baseline) and name them on stderr; a failure is a one-line error."""
+    from inflect.corpora.baseline import official_baseline
+    from inflect.evaluation.runner import write_results
+    from inflect.render.figures import accuracy_svg
+
+    try:
+        svg = accuracy_svg(frame, official_baseline(baseline, data_dir))
+        paths = write_results(frame, out_prefix, svg)
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)

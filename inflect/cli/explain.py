@@ -1,0 +1,87 @@
+"""`inflect explain`: the attention matrix of one prediction (a table, TSV, or a PNG)."""
+
+from __future__ import annotations
+
+import click
+
+from inflect.cli.options import (
+    beam_option,
+    device_option,
+    format_option,
+    models_dir_option,
+    setting_option,
+    threads_option,
+)
+from inflect.cli.output import echo_tsv, output_format
+from inflect.cli.resolve import check_outputs, check_setting, set_threads
+
+
+@click.command("explain")
+@click.argument("lemma")
+@click.argument("tags")
+@click.option("--lang", default=None, help="Language: any name or code.")
+@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+              help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
+                   "shipped model of --lang.")
+@beam_option()
+@click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
+              help="Also write the heat maps as a PNG, one panel per form (needs matplotlib: the "
+                   "'plot' extra).")
+@click.option("--max-forms", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Draw at most this many forms of the support in the PNG (most probable first).")
+@format_option("one line per attention weight of each string drawn: form, probability, step, "
+                "output, position, source, weight")
+@device_option
+@setting_option
+@threads_option
+@models_dir_option
+def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, device,
+                    models_dir, threads, setting):
+    """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
+    symbols (columns), weights in percent, exact zeros blank.
+
+    Example: inflect explain --lang german Haus "N;DAT;PL" --png haus.png
+    """
+    set_threads(threads)
+    import warnings
+
+    from inflect.inference.explain import explain
+    from inflect.inference.predictor import load_predictor
+    from inflect.inference.registry import NoDefaultModelError
+    from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.render.figures import attention_png, check_plotting
+    from inflect.render.tables import attention_heatmap, prediction_table
+    from inflect.render.tsv import attention_tsv
+
+    check_setting(setting, models)
+    fmt = output_format(out_format)
+    if png:  # before any work: the file can be written, matplotlib is there
+        check_outputs(png)
+        try:
+            check_plotting()
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from None
+    warnings.simplefilter("ignore", UnknownSymbolWarning)
+    try:
+        predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
+                                   setting=setting,
+                                   beam_size=beam)
+        found = explain(predictor, lemma, tags, lang, max_forms)
+    except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for note in found.prediction.warnings:  # e.g. symbols unseen in training, as predict says
+        click.echo(f"warning: {note}", err=True)
+    if png:  # written before rendering: a rendering failure cannot lose it
+        try:
+            attention_png(found, png, max_forms)
+        except (RuntimeError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"wrote {png}", err=True)
+    if fmt == "tsv":
+        echo_tsv(lambda: attention_tsv(found))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(prediction_table(found.prediction))
+    console.print(attention_heatmap(found))

@@ -1,0 +1,52 @@
+"""The root ``inflect`` group: its help, ``--version``, and the one place where a broken standard
+stream becomes a one-line error (the commands are added in :mod:`inflect.cli`)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+
+import click
+
+from inflect import __version__
+
+
+class InflectGroup(click.Group):
+    """The ``inflect`` group: one place where a closed or broken standard stream (``<&-``,
+    ``>&-``, a pipe whose reader went away) becomes a one-line error with exit status 1, not a
+    traceback, whichever command meets it."""
+
+    def main(self, *args, **kwargs):
+        from inflect.io.stdio import guard_standard_streams
+
+        guard_standard_streams()
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context):
+        import sys
+
+        try:
+            return super().invoke(ctx)
+        except (OSError, ValueError) as exc:
+            from inflect.io.stdio import stream_problem
+
+            problem = stream_problem(exc)
+            if problem is None:
+                raise
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # the reader went away: quiet the flush at exit (no "Exception ignored")
+                with contextlib.suppress(OSError, ValueError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.ClickException(problem) from None
+
+
+@click.group(cls=InflectGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="inflect")
+def main() -> None:
+    """Morphological inflection with sparse sequence-to-sequence models.
+
+    Given a lemma, a UniMorph tag bundle and a language, produce the inflected form, with every
+    form the model considers possible, its probability, and a certificate when beam search was
+    provably exact.
+    """

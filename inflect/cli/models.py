@@ -1,0 +1,56 @@
+"""`inflect models`: the shipped models by language, then the commands that trained them."""
+
+from __future__ import annotations
+
+import click
+
+from inflect.cli.options import models_dir_option
+from inflect.cli.output import output_format
+
+
+@click.command("models")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
+              help="table (default on a terminal) or tsv (default in a pipe: language, model, "
+                   "members, dev_accuracy, setting, size_bytes, data, commands, "
+                   "start_commands, start_note; with a header).")
+@click.option("--all", "every", is_flag=True, default=False,
+              help="Every model of every language (not only the default `inflect predict` uses).")
+@click.option("--verbose", "-v", is_flag=True, default=False,
+              help="After the table, every row's data and training commands (the whole "
+                   "record), not each model's once.")
+@models_dir_option
+def models_command(out_format, every, verbose, models_dir):
+    """List the shipped models by language: one line per language with the model `inflect
+    predict --lang L` uses, its setting, dev accuracy on L's dev set and size; then, once per
+    model, the commands that trained it (a warm start's first)."""
+
+    from inflect.inference.registry import REGISTRY_FILE, RegistryError, list_models
+    from inflect.inference.registry import models_dir as resolve_models_dir
+
+    try:
+        entries = list_models(models_dir, every=every)
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+    lacking = {entry.name: entry.missing for entry in entries if entry.missing}
+    for name, missing in lacking.items():
+        click.echo(f"warning: the model {name!r} lacks {', '.join(map(str, missing))}", err=True)
+    if not entries:
+        registry = resolve_models_dir(models_dir) / REGISTRY_FILE
+        click.echo(
+            f"no shipped models: {registry} lists none. Train one with `inflect train` and use "
+            "it with `inflect predict --model PATH`."
+        )
+        return
+    if output_format(out_format) == "tsv":
+        from inflect.render.tsv import models_tsv
+
+        click.echo(models_tsv(entries), nl=False)
+        return
+    from rich.console import Console
+
+    from inflect.render.tables import models_commands, models_table
+
+    console = Console()
+    console.print(models_table(entries))
+    for line in models_commands(entries, every_row=verbose):  # a command: one line, whole
+        console.print(line, soft_wrap=True)

@@ -1,0 +1,103 @@
+"""Options that several ``inflect`` commands share, declared once: the search's (``--beam``,
+``--max-forms``), ``--device``, ``--threads``, ``--format`` of a table, ``--data-dir``,
+``--setting`` (the shipped model), ``--models-dir``, ``--lexicon``, ``--strict``; and the
+parameter types and callbacks the commands' own options use."""
+
+from __future__ import annotations
+
+import click
+
+from inflect import defaults
+
+#: The beam's upper bound (defaults.MAX_BEAM_SIZE) keeps a typo (``--beam 50000``) from
+#: exhausting memory.
+
+
+def beam_option(when: str = ""):
+    """``--beam`` of the commands that search (predict, paradigm, translate, evaluate, report,
+    explain); ``when`` ends its help (e.g. ``" (with --model)"``)."""
+    return click.option("--beam", type=click.IntRange(min=1, max=defaults.MAX_BEAM_SIZE),
+                        default=defaults.BEAM_SIZE, show_default=True,
+                        help=f"Beam size k, 1 to {defaults.MAX_BEAM_SIZE}{when}.")
+
+
+def max_forms_option(what: str):
+    """``--max-forms``: list at most this many ``what`` (forms, translations) per input."""
+    return click.option("--max-forms", type=click.IntRange(min=1), default=defaults.MAX_FORMS,
+                        show_default=True,
+                        help=f"List at most this many {what} per input (then: 'more than N').")
+
+
+def format_option(columns: str):
+    """``--format table|tsv`` of a command that prints a table; ``columns`` names the TSV's."""
+    return click.option("--format", "out_format", type=click.Choice(["table", "tsv"]),
+                        default=None,
+                        help=f"table (default on a terminal) or tsv (default in a pipe; a header "
+                             f"line, then {columns}).")
+
+
+def comma_list(ctx, param, value):
+    """A repeatable option that also takes a comma-separated list (``--lang a,b`` as
+    ``--lang a --lang b``, the way `inflect train --lang` reads it), blanks dropped."""
+    return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option that must be finite (``nan``, ``inf`` refused) and in its range."""
+
+    name = "finite float"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+device_option = click.option("--device", default="auto", show_default=True,
+                             help="auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ...")
+
+threads_option = click.option(
+    "--threads", type=click.IntRange(min=1), default=None,
+    help="CPU threads for torch (default: $INFLECT_THREADS, $OMP_NUM_THREADS, else the idle "
+         "cores: cores minus the load average, at least 1).")
+
+#: ``--data-dir`` of the commands that read data (data, evaluate, report); `inflect train` and
+#: `inflect queue` word theirs in :mod:`inflect.cli.train`.
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Data folder (default: $INFLECT_DATA_DIR, else the user cache folder).",
+)
+
+#: ``--setting`` of the commands that can use a shipped model (its choice among them).
+setting_option = click.option(
+    "--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+    help="Without --model: the shipped model of this training setting (default: the "
+         "language's best on its dev set; `inflect models` lists them).")
+
+models_dir_option = click.option(
+    "--models-dir",
+    type=click.Path(file_okay=False),
+    envvar="INFLECT_MODELS_DIR",
+    default=None,
+    help="Folder with a registry.toml replacing the shipped models (env: INFLECT_MODELS_DIR).",
+)
+
+#: ``--lexicon FILE`` of `inflect predict` (evaluate and report take ``FILE|shipped``).
+lexicon_option = click.option(
+    "--lexicon", "lexicon_files", multiple=True, envvar="INFLECT_LEXICON",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Lexicon of attested forms, lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
+         "(2023); repeatable (env: INFLECT_LEXICON, paths separated by ':'). Its language is the "
+         "file name's (german.tsv, german-train-high), else --lang's. Consulted before the "
+         "shipped lexicon: it overrides it for the inputs it holds.")
+
+strict_option = click.option(
+    "--strict", is_flag=True, default=False,
+    help="Stop at the first input that cannot be answered (a line that cannot be read, an "
+         "unknown UniMorph feature, ...). Default: each such line gets an error record in the "
+         "output, the run goes on and the exit status is 1 at the end.")

@@ -1,0 +1,290 @@
+"""`inflect train` (one model, on one or more languages) and `inflect queue` (one model per
+language, several at a time, restartable)."""
+
+from __future__ import annotations
+
+import click
+
+from inflect import defaults
+from inflect.cli.options import FiniteFloat, device_option, threads_option
+from inflect.cli.output import output_format
+from inflect.cli.resolve import set_threads
+
+#: `inflect train` options that set a config field: option name -> field.
+_TRAIN_CONFIG_OPTIONS = {
+    "attention": "attention_mapping", "output_mapping": "output_mapping",
+    "score": "attention_score", "learn_alpha": "learn_attention_alpha", "seed": "seed",
+    "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
+    "language_temperature": "language_temperature", "emb_dim": "emb_dim",
+    "hidden_dim": "hidden_dim", "layers": "layers",
+}
+
+#: ``--data-dir`` of train and queue (the other commands':
+#: :data:`inflect.cli.options.data_dir_option`).
+_run_data_dir_option = click.option(
+    "--data-dir", type=click.Path(file_okay=False), default=None,
+    help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
+
+
+@click.command("train")
+@click.option("--lang", "lang", default=None,
+              help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
+                   "multilingual model with language symbols). Not needed with --resume.")
+@click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+              help="Training-data size of CoNLL-SIGMORPHON 2018 task 1 (default: high; with "
+                   "--resume: the run's).")
+@click.option("--attention", default="entmax15", show_default=True,
+              help="Attention mapping: softmax, sparsemax, entmax15, entmax:<alpha> or alpha.")
+@click.option("--output", "output_mapping", default="entmax15", show_default=True,
+              help="Output mapping (trained with its Fenchel-Young loss); same choices.")
+@click.option("--score", type=click.Choice(["general", "dot", "mlp"]), default=None,
+              help="Attention score function (default: general).")
+@click.option("--learn-alpha", is_flag=True, default=False,
+              help="Learn the attention alpha (starting from --attention's).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
+@click.option("--preset", default=None,
+              help="Named hyperparameters (paper, cpu-small, cpu-small-plain, tiny); default: the "
+                   "paper's.")
+@click.option("--epochs", type=click.IntRange(min=1), default=None,
+              help="Maximum number of epochs (default: the preset's: paper 30, cpu-small 150, "
+                   "cpu-small-plain 40, tiny 60).")
+@click.option("--patience", type=click.IntRange(min=1), default=None,
+              help="Stop after this many epochs without better dev accuracy (default: the "
+                   "preset's: paper 10, cpu-small 25, cpu-small-plain 5, tiny 60).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Training items per update (default: the preset's: paper 64, cpu-small and "
+                   "cpu-small-plain 32, tiny 16).")
+@click.option("--emb-dim", type=click.IntRange(min=1), default=None,
+              help="Size of the symbol embeddings, and of the UniMorph feature and language "
+                   "embeddings (default: the preset's; 300 in the paper, 100 for cpu-small).")
+@click.option("--hidden-dim", type=click.IntRange(min=2), default=None,
+              help="Size of the decoder state and the encoder output (even; half per direction "
+                   "of the BiLSTM; default: the preset's, 300 in the paper, 200 for cpu-small).")
+@click.option("--layers", type=click.IntRange(min=1), default=None,
+              help="LSTM layers of the encoder and of the decoder (default: the preset's: "
+                   "paper 2, the others 1).")
+@click.option("--learning-rate", type=FiniteFloat(min=0, max=10, min_open=True), default=None,
+              help="Adam's initial step size, in (0, 10] (default: the preset's, 1e-3; tiny "
+                   "5e-3; halved whenever the dev loss rises).")
+@click.option("--dev-sample", type=click.IntRange(min=0), default=None,
+              help="Select the model on at most this many dev words per language (a fixed "
+                   "sample; 0 = all; default: the preset's, 100 for cpu-small-plain, else "
+                   "all).")
+@click.option("--language-temperature", type=FiniteFloat(0.5, 100), default=None,
+              help="Mix of languages per epoch: 1 = every item once (as given); T > 1 draws "
+                   "language l in proportion to n_l^(1/T) (small languages more often).")
+@click.option("--checkpoint-minutes", type=FiniteFloat(min=0), default=None,
+              help="Save the resumable trainer state at least this often inside an epoch "
+                   f"(default {defaults.CHECKPOINT_SECONDS / 60:g}).")
+@click.option("--precision", type=click.Choice(["auto", "float32"]), default="auto",
+              show_default=True,
+              help="auto: bfloat16 products where the hardware has them (CUDA; CPUs with "
+                   "AVX512-BF16), float32 elsewhere.")
+@device_option
+@threads_option
+@click.option("--resume", is_flag=True, default=False,
+              help="Continue the interrupted run saved in --out (its languages, setting and "
+                   "hyperparameters).")
+@click.option("--init-from", type=click.Path(exists=True), default=None,
+              help="Start a new run from this model checkpoint's weights instead of random ones "
+                   "(a warm start: fine-tune it, or go on training a model whose run folder is "
+                   "gone). Its network and vocabularies are kept; the training options given "
+                   "here (--learning-rate, --seed, --epochs, ...) replace its own.")
+@_run_data_dir_option
+def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
+                  preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
+                  learning_rate, dev_sample,
+                  language_temperature, checkpoint_minutes, precision, device, threads, resume,
+                  init_from, data_dir):
+    """Train a model on one or more languages and select it on dev accuracy.
+
+    Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
+    --preset cpu-small --seed 1 --out runs/de. Ctrl-C or SIGTERM saves a state that --resume
+    continues (the state is also saved every few minutes inside an epoch, so even a killed run
+    loses at most those minutes). Data parallel on N processes (GPUs, or CPUs with gloo):
+    torchrun --nproc-per-node N -m inflect train ... (each process takes --batch-size rows of
+    every update).
+    """
+    from rich.console import Console
+
+    from inflect.nn.checkpoint import CheckpointError
+    from inflect.nn.model import resolve_device
+    from inflect.training.distributed import World
+    from inflect.training.run_start import start_config
+    from inflect.training.trainer import load_data, saved_run
+
+    try:  # under torchrun, rank 0 alone speaks
+        console = Console(stderr=True, quiet=not World.from_environment().is_main)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    set_threads(threads)
+    options = dict(
+        attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
+        learn_attention_alpha=learn_alpha or None, seed=seed, batch_size=batch_size,
+        learning_rate=learning_rate, dev_sample=dev_sample,
+        language_temperature=language_temperature, emb_dim=emb_dim,
+        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers,
+    )
+    ctx = click.get_current_context()
+    given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
+             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
+    if resume and init_from:
+        raise click.UsageError("--init-from starts a new run and --resume continues one; give "
+                               "one of them")
+    try:
+        config = start_config(preset, options, given, init_from=init_from, resume=resume)
+        if resume:
+            saved = saved_run(out_dir)
+            lang, setting = lang or saved["lang"], setting or saved["setting"]
+        elif lang is None:
+            raise click.UsageError("give --lang (a language, a comma-separated list or 'all')")
+        resolve_device(device)  # a wrong --device fails before the data are read
+        data = load_data(lang, setting or "high", data_dir)
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        raise click.ClickException(str(exc)) from None
+    console.print(_data_line(data, setting or "high"), markup=False)
+    seconds = defaults.CHECKPOINT_SECONDS if checkpoint_minutes is None else 60 * checkpoint_minutes
+    result = _train(console, config, data, out_dir, device=device, resume=resume,
+                    max_epochs=epochs, patience=patience, checkpoint_seconds=seconds,
+                    precision=precision, init_from=init_from)
+    console.print(
+        f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
+        f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
+        f"{result.seconds:.0f} s; checkpoint {result.out_dir}", markup=False
+    )
+
+
+def _data_line(data, setting: str) -> str:
+    """The line that says what a run trains on: its training and dev examples, its first
+    languages, the setting, and the languages that took a smaller setting's data."""
+    extra = data.description.get("smaller_settings")
+    return (f"{len(data.train)} training and {len(data.dev)} dev examples "
+            f"({', '.join(data.description['languages'][:8])}"
+            f"{', ...' if len(data.languages) > 8 else ''}; {setting}"
+            + (f"; with the low data of {', '.join(extra)}" if extra else "") + ")")
+
+
+def _train(console, config, data, out_dir, **options):
+    """:func:`inflect.training.trainer.train` with a progress display on ``console``: an
+    interrupt exits with status 130 (the run resumable), a bad option or folder and a full disk
+    are one-line errors (the full disk's naming the folder and --resume)."""
+    from inflect.training.progress import RichProgress
+    from inflect.training.trainer import TrainingInterrupted, train
+
+    with RichProgress(console) as progress:
+        try:
+            return train(config, data, out_dir, progress=progress, **options)
+        except TrainingInterrupted as exc:
+            console.print(str(exc), style="yellow", markup=False)
+            raise SystemExit(130) from None
+        except (ValueError, FileExistsError, FileNotFoundError) as exc:
+            raise click.ClickException(str(exc)) from None
+        except Exception as exc:
+            from inflect.io.stdio import disk_full
+
+            if not disk_full(exc):
+                raise
+            raise click.ClickException(
+                f"cannot write into {out_dir}: the disk is full ({exc}); the files saved there "
+                "before are intact: free some space, then continue the run with --resume (or "
+                "remove the folder to start anew)"
+            ) from None
+
+
+# --- inflect queue: one model per language ------------------------------------------------------
+
+
+@click.command("queue", context_settings={"ignore_unknown_options": True})
+@click.option("--lang", "lang", default=None,
+              help="Languages: a comma-separated list or 'all' (every language with data in "
+                   "--setting). Not needed to restart a queue (its own languages; given, they "
+                   "are added).")
+@click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
+              help="Training-data size (default: high; restarting: the queue's).")
+@click.option("--out", "root", required=True, type=click.Path(file_okay=False),
+              help="The queue's folder: queue.json, one run folder per language, logs/.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Languages trained at a time (one process each; one per core).")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Torch threads of each training process.")
+@click.option("--status", "only_status", is_flag=True, default=False,
+              help="Print the queue's table (language, state, epochs, best dev accuracy, CPU "
+                   "minutes) and exit; trains nothing.")
+@click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
+              help="Of the status table: table (on a terminal) or tsv (in a pipe).")
+@_run_data_dir_option
+@click.argument("train_args", nargs=-1, type=click.UNPROCESSED)
+def queue_command(lang, setting, root, jobs, threads, only_status, out_format, data_dir,
+                  train_args):
+    """Train one model per language, --jobs at a time; restartable.
+
+    The options after `--` go to every language's `inflect train` (all but --lang, --setting,
+    --out, --threads, --resume and --data-dir, which the queue sets). Started again on the same
+    --out, the queue skips the finished languages, resumes the interrupted ones and starts the
+    rest; it prints a line per epoch per language, and the status table at the end.
+
+    Example: inflect queue --lang finnish,latin --setting high --jobs 2 --out runs/per-language
+    -- --preset cpu-small-plain --dev-sample 0 --epochs 30
+    """
+    import time
+    from pathlib import Path
+
+    from inflect.nn.checkpoint import CheckpointError
+    from inflect.text.languages import all_languages, resolve
+    from inflect.training.queue import QUEUE_FILE, QueueSpec, queue_status, run_queue
+
+    root_path = Path(root)
+    saved = None
+    try:
+        if (root_path / QUEUE_FILE).is_file():
+            saved = QueueSpec.load(root_path)
+        if only_status:
+            if saved is None:
+                raise click.ClickException(f"{root_path / QUEUE_FILE}: no queue here")
+            _print_queue(queue_status(root_path), root_path, out_format)
+            return
+        if saved is None and lang is None:
+            raise click.UsageError("give --lang (a comma-separated list or 'all') for a new queue")
+        setting = setting or (saved.setting if saved else "high")
+        if lang is None:
+            languages = saved.languages
+        elif lang.strip() == "all":
+            languages = tuple(spec.name for spec in all_languages() if setting in spec.settings)
+        else:
+            languages = tuple(dict.fromkeys(resolve(n.strip()).name
+                                            for n in lang.split(",") if n.strip()))
+        args = tuple(train_args) if train_args or saved is None else saved.train_args
+        spec = QueueSpec(setting, languages, args)
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    def log(message: str) -> None:
+        click.echo(f"[{time.strftime('%H:%M:%S')}] {message}", err=True)
+
+    try:
+        statuses = run_queue(spec, root_path, jobs=jobs, threads=threads, data_dir=data_dir,
+                             log=log)
+    except KeyboardInterrupt:
+        _print_queue(queue_status(root_path), root_path, out_format)
+        raise SystemExit(130) from None
+    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _print_queue(statuses, root_path, out_format)
+    failed = [s.language for s in statuses if s.state == "failed"]
+    if failed:
+        raise click.ClickException(f"{len(failed)} language(s) failed: {', '.join(failed)} (see "
+                                   f"{root_path / 'logs'}); start the queue again to retry them")
+
+
+def _print_queue(statuses, root, out_format) -> None:
+    from inflect.render.tables import queue_table
+    from inflect.render.tsv import queue_tsv
+
+    if output_format(out_format) == "tsv":
+        click.echo(queue_tsv(statuses), nl=False)
+    else:
+        from rich.console import Console
+
+        Console().print(queue_table(statuses, f"queue {root}"))
