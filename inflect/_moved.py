@@ -48,7 +48,7 @@ MOVED = {
     "stdio": "io.stdio",
     "streaming": "inference.streaming",
     "threads": "nn.threads",
-    "train": "training.trainer",
+    "train": "training",
     "train_progress": "training.progress",
     "translate": "inference.translator",
     "unimorph": "text.unimorph",

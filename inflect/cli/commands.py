@@ -247,15 +247,15 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     from inflect.nn.checkpoint import CheckpointError
     from inflect.nn.config import Config
     from inflect.nn.model import resolve_device
-    from inflect.training.distributed import World
-    from inflect.training.progress import RichProgress
-    from inflect.training.trainer import (
+    from inflect.training import (
         TrainingInterrupted,
         initial_config,
         load_data,
         saved_run,
         train,
     )
+    from inflect.training.distributed import World
+    from inflect.training.progress import RichProgress
 
     try:  # under torchrun, rank 0 alone speaks
         console = Console(stderr=True, quiet=not World.from_environment().is_main)
