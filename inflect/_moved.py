@@ -49,7 +49,7 @@ MOVED = {
     "stdio": "io.stdio",
     "streaming": "inference.streaming",
     "threads": "nn.threads",
-    "train": "training.trainer",
+    "train": "training",
     "train_progress": "training.progress",
     "translate": "inference.translator",
     "unimorph": "text.unimorph",
@@ -66,7 +66,7 @@ class _Alias(importlib.abc.Loader):
             module = importlib.import_module(self.new[0])
             self._own_spec = module.__spec__
             return module
-        parts = [importlib.import_module(n) for n in self.new]  # a module split in two
+        parts = [importlib.import_module(n) for n in self.new]  # a module split into several
         module = types.ModuleType(spec.name, parts[0].__doc__)
 
         def __getattr__(name: str):

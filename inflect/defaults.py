@@ -79,3 +79,20 @@ SEARCH_MAX_LEN = 100
 SUPPORT_MAX_EXPANSIONS = 2_000
 #: Prefixes support enumeration expands together per input and round (one ``step`` call).
 SUPPORT_WIDTH = 8
+
+# ------------------------------------------------------------------------------ training
+# Training (inflect.training), besides CHECKPOINT_SECONDS and DEV_SAMPLE_SEED above:
+# EVAL_BATCH_SIZE, LENGTH_POOL_BATCHES, ESTIMATE_AFTER_BATCHES, QUEUE_POLL_SECONDS.
+
+#: Dev examples per batch of dev evaluation (:func:`inflect.training.dev.evaluate_dev`; the
+#: figures are the same at any size); ``Config.eval_batch_size`` defaults to the same number.
+EVAL_BATCH_SIZE = 128
+#: Batches per pool of an epoch's shuffled batches
+#: (:func:`inflect.training.sampling.shuffled_batches`): the rows of a pool are sorted by target
+#: length before they are cut into batches.
+LENGTH_POOL_BATCHES = 16
+#: Batches after which a run estimates its time (the "estimate" progress event).
+ESTIMATE_AFTER_BATCHES = 50
+#: Seconds between two looks of the per-language queue at its runs
+#: (:func:`inflect.training.queue.run_queue`).
+QUEUE_POLL_SECONDS = 5.0

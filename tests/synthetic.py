@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from inflect.training.trainer import Item
+from inflect.training.items import Item
 
 CONSONANTS = "bdfgklmnprst"
 VOWELS = "aeiou"
@@ -43,7 +43,7 @@ def lemma(rng: random.Random) -> str:
 
 
 def items(n: int, seed: int, language: str | None = "synth") -> list[Item]:
-    """``n`` random examples; returns :class:`inflect.training.trainer.Item` s (characters as symbols)."""
+    """``n`` random examples; returns :class:`inflect.training.items.Item` s (characters as symbols)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -54,3 +54,19 @@ def items(n: int, seed: int, language: str | None = "synth") -> list[Item]:
         fs = frozenset(order)
         out.append(Item(tuple(lem), fs, language, tuple(inflect_form(lem, fs))))
     return out
+
+
+def item_batch(model, items: list[Item], *, targets: bool = True):
+    """One padded batch of ``items`` on the model's device
+    (:func:`inflect.nn.batching.make_batch` of the items' symbols, features and languages)."""
+    from inflect.nn.batching import Vocabularies, make_batch
+
+    return make_batch(
+        Vocabularies.of(model),
+        [it.source for it in items],
+        [it.features for it in items],
+        [it.language for it in items],
+        [it.target for it in items] if targets else None,
+        device=model.device,
+        warn=False,
+    )

@@ -17,7 +17,8 @@ from inflect.nn.checkpoint import (
     quantize_int8,
     save_tensors,
 )
-from inflect.training.trainer import TrainingData, train
+from inflect.training.items import TrainingData
+from inflect.training.trainer import train
 
 
 def test_per_row_int8_keeps_every_weight_within_half_a_step():

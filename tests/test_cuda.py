@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 import synthetic
 import torch
+from synthetic import item_batch
 
 from inflect import sparse
 from inflect.decoding.beam import beam_search
 from inflect.decoding.ensemble import Ensemble
 from inflect.nn.checkpoint import load_model
 from inflect.nn.config import Config
-from inflect.training.trainer import TrainingData, build_model, make_batch, train
+from inflect.training.items import TrainingData
+from inflect.training.trainer import train
+from inflect.training.warm_start import build_model
 
 pytestmark = [
     pytest.mark.cuda,
@@ -60,7 +63,7 @@ def test_fused_recurrences_on_cuda_equal_the_cpu_in_float32():
     grads = {}
     for device in ("cpu", "cuda"):
         model.to(device)
-        loss, _ = model.loss(make_batch(model, items))
+        loss, _ = model.loss(item_batch(model, items))
         grads[device] = [g.cpu() for g in torch.autograd.grad(loss, list(model.parameters()))]
         grads[device].append(loss.detach().cpu())
     for a, b in zip(grads["cpu"], grads["cuda"], strict=True):
@@ -70,7 +73,7 @@ def test_fused_recurrences_on_cuda_equal_the_cpu_in_float32():
 def test_bfloat16_training_step_on_cuda_is_close_to_float32():
     model, items = _model_and_batch()
     model.to("cuda").train()
-    batch = make_batch(model, items)
+    batch = item_batch(model, items)
     loss32, _ = model.loss(batch)
     model.matmul_dtype = torch.bfloat16
     with torch.autocast("cuda", dtype=torch.bfloat16):
@@ -89,7 +92,7 @@ def test_training_on_cuda_then_search_agrees_with_the_cpu(tmp_path):
     answers = {}
     for device in ("cpu", "cuda"):
         model = load_model(tmp_path, device=device)
-        batch = make_batch(model, dev_items[:16], targets=False)
+        batch = item_batch(model, dev_items[:16], targets=False)
         found = beam_search(Ensemble([model]), batch, 5, max_len=30)
         answers[device] = [
             ([h.tokens for h in r.hypotheses[:3]], r.certificate) for r in found

@@ -25,12 +25,10 @@ from safetensors import safe_open
 from inflect.nn.checkpoint import MODEL_FILE, STATE_FILE, load_model
 from inflect.nn.config import Config
 from inflect.training.distributed import World
-from inflect.training.trainer import (
-    TrainingData,
-    TrainingInterrupted,
-    _every_process_a_share,
-    train,
-)
+from inflect.training.items import TrainingData
+from inflect.training.results import TrainingInterrupted
+from inflect.training.sampling import every_process_a_share
+from inflect.training.trainer import train
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -188,9 +186,9 @@ def test_world_from_the_environment():
 
 def test_every_process_gets_rows_of_every_update():
     # by hand: the 1-row batch cannot be shared by 2 processes; its row joins the last full one
-    assert _every_process_a_share([[1, 2, 3], [4], [5, 6]], 2) == [[1, 2, 3], [5, 6, 4]]
-    assert _every_process_a_share([[1, 2], [3, 4]], 2) == [[1, 2], [3, 4]]
-    assert _every_process_a_share([[1]], 1) == [[1]]
+    assert every_process_a_share([[1, 2, 3], [4], [5, 6]], 2) == [[1, 2, 3], [5, 6, 4]]
+    assert every_process_a_share([[1, 2], [3, 4]], 2) == [[1, 2], [3, 4]]
+    assert every_process_a_share([[1]], 1) == [[1]]
 
 
 @pytest.mark.slow

@@ -46,7 +46,8 @@ from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import UnknownSymbolWarning, Vocab
 from inflect.text.languages import UnknownLanguageError, resolve
 from inflect.text.records import DataFormatError, parse_lines
-from inflect.training.trainer import TrainingData, train
+from inflect.training.items import TrainingData
+from inflect.training.trainer import train
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -14,8 +14,10 @@ from test_train import write_conll
 
 from inflect.cli import main
 from inflect.nn.checkpoint import load_metadata
+from inflect.training.items import load_data
 from inflect.training.queue import QueueSpec, queue_status, run_queue
-from inflect.training.trainer import TrainingInterrupted, load_data, train
+from inflect.training.results import TrainingInterrupted
+from inflect.training.trainer import train
 
 TINY = ("--preset", "tiny", "--epochs", "3", "--device", "cpu", "--attention", "softmax",
         "--output", "softmax")

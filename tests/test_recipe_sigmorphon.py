@@ -28,7 +28,10 @@ from inflect.nn.config import Config
 from inflect.render.markdown import frame_markdown
 from inflect.render.tsv import prediction_2018
 from inflect.text.languages import resolve
-from inflect.training.trainer import TrainingData, TrainingInterrupted, load_data, run_status, train
+from inflect.training.items import TrainingData, load_data
+from inflect.training.results import TrainingInterrupted
+from inflect.training.state import run_status
+from inflect.training.trainer import train
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "sigmorphon2018" / "run.py"
@@ -255,7 +258,7 @@ def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(t
 
     from inflect.inference.registry import default_model
     from inflect.nn.checkpoint import load_tensors, save_model
-    from inflect.training.trainer import build_model
+    from inflect.training.warm_start import build_model
 
     ship = _load_ship()
     torch.manual_seed(0)
@@ -330,7 +333,7 @@ def test_ship_reuses_cached_scores_only_for_the_same_members(tmp_path, monkeypat
 
 def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
     from inflect.nn.checkpoint import save_model
-    from inflect.training.trainer import build_model
+    from inflect.training.warm_start import build_model
 
     ship = _load_ship()
     config = Config.from_preset("tiny", learning_rate=5e-4, seed=3)
@@ -360,7 +363,7 @@ def test_ship_lists_the_command_of_a_warm_start(tmp_path, monkeypatch):
     (its config: seed 1, written to its own run folder) where the file is at its recorded path,
     and a note that it is not recorded where it is not."""
     from inflect.nn.checkpoint import save_model
-    from inflect.training.trainer import build_model
+    from inflect.training.warm_start import build_model
 
     ship = _load_ship()
     monkeypatch.chdir(tmp_path)

@@ -43,7 +43,7 @@ from inflect.text.codec import (  # noqa: E402
     train_sentencepiece,
 )
 from inflect.text.languages import resolve  # noqa: E402
-from inflect.training.trainer import items_from_texts  # noqa: E402
+from inflect.training.items import items_from_texts  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 RECIPE = REPO / "recipes" / "translation" / "run.py"
@@ -264,7 +264,8 @@ def test_translator_rejects_inflection_models(tmp_path):
 
 def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small_codec, tmp_path):
     from inflect.nn.config import Config
-    from inflect.training.trainer import TrainingData, train
+    from inflect.training.items import TrainingData
+    from inflect.training.trainer import train
 
     torch.set_num_threads(1)
     de, en = SENTENCES[0:6:2], SENTENCES[1:6:2]

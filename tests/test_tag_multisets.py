@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from synthetic import item_batch
 
 from inflect.nn.checkpoint import load_model
 from inflect.nn.config import Config
 from inflect.text.records import read_examples
-from inflect.training.trainer import Item, TrainingData, make_batch, train
+from inflect.training.items import Item, TrainingData
+from inflect.training.trainer import train
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -83,7 +85,7 @@ def test_a_retrained_model_tells_a_repeated_feature_apart(tmp_path):
     result = train(config, data, tmp_path / "multi", device="cpu", max_epochs=8)
     assert result.best_dev_accuracy == 100.0
     multi = load_model(tmp_path / "multi")
-    batch = make_batch(multi, dev_items[:2], targets=False)
+    batch = item_batch(multi, dev_items[:2], targets=False)
     assert batch.features[0].tolist() != batch.features[1].tolist()
     # the predictor, end to end: each cell its own gold form (the rule above)
     from inflect.inference.predictor import Predictor
@@ -96,5 +98,5 @@ def test_a_retrained_model_tells_a_repeated_feature_apart(tmp_path):
     # read as sets, the two cells are one input: bit-identical conditions, one answer for both
     as_sets = load_model(tmp_path / "multi")
     as_sets.config.tag_bundles = "set"
-    batch = make_batch(as_sets, dev_items[:2], targets=False)
+    batch = item_batch(as_sets, dev_items[:2], targets=False)
     assert torch.equal(batch.features[0], batch.features[1])

@@ -1,4 +1,4 @@
-"""Tests of inflect.training.trainer, inflect.nn.checkpoint and `inflect train` on tiny synthetic languages."""
+"""Tests of inflect.training, inflect.nn.checkpoint and `inflect train` on tiny synthetic languages."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import synthetic
 import torch
 from click.testing import CliRunner
 from safetensors import safe_open
+from synthetic import item_batch
 
 from inflect.cli import main
 from inflect.decoding.greedy import greedy
@@ -35,16 +36,11 @@ from inflect.nn.checkpoint import (
 )
 from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
-from inflect.training.trainer import (
-    Trainer,
-    TrainingData,
-    TrainingDiverged,
-    TrainingInterrupted,
-    initial_config,
-    make_batch,
-    run_status,
-    train,
-)
+from inflect.training.items import TrainingData
+from inflect.training.results import TrainingDiverged, TrainingInterrupted
+from inflect.training.state import run_status
+from inflect.training.trainer import Trainer, train
+from inflect.training.warm_start import initial_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
@@ -54,8 +50,8 @@ def tiny_config(**kw):
 
 
 def decode_strings(model, items):
-    """Greedy outputs as strings, decoded independently of inflect.training.trainer.evaluate."""
-    batch = make_batch(model, items, targets=False)
+    """Greedy outputs as strings, decoded independently of inflect.training.dev.evaluate_dev."""
+    batch = item_batch(model, items, targets=False)
     with torch.inference_mode():
         hyps = greedy(model, batch, 30)
     return [
@@ -136,10 +132,10 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     again.cpu()
     for k, v in before.state_dict().items():
         assert torch.equal(v, again.state_dict()[k])
-    batch = make_batch(before, dev_items)
+    batch = item_batch(before, dev_items)
     with torch.no_grad():
         assert torch.equal(before.loss(batch)[0], again.loss(batch)[0])
-        loss, n = again.loss(make_batch(again, dev_items))
+        loss, n = again.loss(item_batch(again, dev_items))
     # ... and the best epoch's weights: their dev loss (mean per target symbol) is the one the
     # trainer recorded for that epoch, not the other epoch's
     assert abs(metrics.dev_loss[0] - metrics.dev_loss[1]) > 1e-4
@@ -196,7 +192,7 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
     """Runs saved with the earlier dev batch size (500) resume under today's default (128); dev
     loss, accuracy and predictions are the same at any dev batch size."""
     from inflect import defaults
-    from inflect.training.trainer import evaluate
+    from inflect.training.dev import evaluate_dev
 
     items, dev = synthetic.items(48, seed=3), synthetic.items(23, seed=4)
     data = TrainingData(items, dev)
@@ -207,7 +203,7 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
     assert result.epochs == 2
     model = load_model(tmp_path)
     assert model.config.eval_batch_size == 500  # the saved run's config goes on
-    figures = [evaluate(model, dev, size) for size in (1, 5, 23, 500)]
+    figures = [evaluate_dev(model, dev, size) for size in (1, 5, 23, 500)]
     alone = figures[0][2]  # batches of one: each input's own length cap
     ended = [
         i for i, it in enumerate(dev) if len(alone[i]) < defaults.max_output_length(len(it.source))
@@ -356,7 +352,7 @@ def _attention_uses(model, alpha: float, items) -> None:
     """The model's attention weights are the α-entmax (α = ``alpha``) of its scores."""
     from test_model import attention_oracle
 
-    batch = make_batch(model, items)
+    batch = item_batch(model, items)
     with torch.no_grad():
         state = model.start(batch)
         for t in range(batch.target_in.shape[1]):
@@ -410,14 +406,15 @@ def test_cli_learn_alpha_flag(tmp_path):
 
 def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
     from inflect.nn.config import COPY_FEATURE
-    from inflect.training.trainer import _copy_pool, _draw
+    from inflect.training.items import copy_pool
+    from inflect.training.sampling import draw
 
     items = synthetic.items(5, seed=3)
-    pool = _copy_pool(items)
+    pool = copy_pool(items)
     words = {it.source for it in items} | {it.target for it in items}
     assert {it.source for it in pool} == words and len(pool) == len(words)
     assert all(it.source == it.target and tuple(it.features) == (COPY_FEATURE,) for it in pool)
-    drawn = [pool[i] for i in _draw(len(pool), 2 * len(pool) + 1, torch.Generator().manual_seed(0))]
+    drawn = [pool[i] for i in draw(len(pool), 2 * len(pool) + 1, torch.Generator().manual_seed(0))]
     assert len(drawn) == 2 * len(pool) + 1
     assert {it.source for it in drawn} == words  # without replacement within a round
     result = train(
@@ -433,7 +430,8 @@ def test_autoencoding_items_copy_lemmas_and_forms(tmp_path):
 
 @pytest.mark.shared_data
 def test_real_data_items_and_one_update(conll2018):
-    from inflect.training.trainer import build_model, load_data
+    from inflect.training.items import load_data
+    from inflect.training.warm_start import build_model
 
     data = load_data("german", "medium", conll2018)
     assert len(data.train) == 1000 and len(data.dev) == 1000
@@ -441,7 +439,7 @@ def test_real_data_items_and_one_update(conll2018):
     assert "".join(first.source) == "Trichlorid" and sorted(first.features) == ["ACC", "N", "SG"]
     assert first.language == "german"
     model = build_model(Config.from_preset("cpu-small"), data.train)
-    loss, n = model.loss(make_batch(model, data.train[:8]))
+    loss, n = model.loss(item_batch(model, data.train[:8]))
     assert torch.isfinite(loss) and n == sum(len(it.target) + 1 for it in data.train[:8])
 
 
@@ -565,7 +563,7 @@ def test_unwritable_run_folder_is_a_clear_error_before_any_work(tmp_path):
 
 
 def test_dev_sample_is_fixed_per_language():
-    from inflect.training.trainer import dev_sample
+    from inflect.training.dev import dev_sample
 
     items = synthetic.items(30, seed=1) + synthetic.items(5, seed=2, language="other")
     rows = dev_sample(items, 10)
@@ -576,7 +574,7 @@ def test_dev_sample_is_fixed_per_language():
 
 
 def test_language_shares_by_hand():
-    from inflect.training.trainer import language_shares
+    from inflect.training.sampling import language_shares
 
     assert language_shares({"a": 900, "b": 100}, 1.0) == {"a": 900, "b": 100}
     # T = 2: weights sqrt(900) = 30 and sqrt(100) = 10 -> 1000 * 3/4 and 1000 * 1/4

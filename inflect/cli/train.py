@@ -112,8 +112,9 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     from inflect.nn.checkpoint import CheckpointError
     from inflect.nn.model import resolve_device
     from inflect.training.distributed import World
+    from inflect.training.items import load_data
     from inflect.training.run_start import start_config
-    from inflect.training.trainer import load_data, saved_run
+    from inflect.training.state import saved_run
 
     try:  # under torchrun, rank 0 alone speaks
         console = Console(stderr=True, quiet=not World.from_environment().is_main)

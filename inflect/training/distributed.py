@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import torch
 import torch.distributed as dist
 
-__all__ = ["COLLECTIVE_TIMEOUT", "World"]
+__all__ = ["COLLECTIVE_TIMEOUT", "World", "data_parallel_loss"]
 
 T = TypeVar("T")
 
@@ -113,6 +113,13 @@ class World:
             if created:
                 dist.destroy_process_group()
 
+    def share(self, rows: list[int]) -> list[int]:
+        """This process's rows of an update: every ``size``-th from its rank on (the rows are
+        sorted by length within a batch, so each process gets rows of every length)."""
+        if self.size == 1:
+            return rows
+        return rows[self.rank :: self.size]
+
     def sum_counts(self, loss: torch.Tensor, tokens: int) -> tuple[float, int]:
         """An update's summed loss and target-symbol count over all processes.
 
@@ -176,3 +183,27 @@ class World:
 
     def _object_device(self) -> torch.device | None:
         return self.device if self.device.type == "cuda" else None
+
+
+class _LossOf(torch.nn.Module):
+    """A model's summed training loss as a module's ``forward`` (what DistributedDataParallel
+    wraps: its gradient hooks are armed by calls of its ``forward``)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch: Any) -> tuple[torch.Tensor, int]:
+        return self.model.loss(batch)
+
+
+def data_parallel_loss(model: Any, world: World) -> Callable[[Any], tuple[torch.Tensor, int]]:
+    """``model.loss`` (a :class:`~inflect.nn.model.Seq2Seq`'s: batch -> (summed loss, target
+    symbols)); with several processes, wrapped in ``DistributedDataParallel``, whose hooks
+    average the gradients over the processes during the backward pass (rank 0's initial weights
+    are sent to the others when it is built)."""
+    if world.size == 1:
+        return model.loss
+    from torch.nn.parallel import DistributedDataParallel
+
+    return DistributedDataParallel(_LossOf(model))

@@ -12,25 +12,28 @@ so a log file shows progress where no terminal does; :func:`queue_status` is the
 every language: epochs, best dev accuracy, state.
 
 The same jobs run as Ray tasks in ``recipes/sigmorphon2018/per_language.py`` (:func:`run_language`
-trains one language in the calling process).
+trains one language, in a child process the caller waits for).
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import json
 import math
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inflect import defaults
 from inflect.io.atomic import write_text
 from inflect.nn import checkpoint as ckpt
 
@@ -218,7 +221,7 @@ def language_status(root: Path, language: str, failed: bool = False,
     state = ("finished" if done else "running" if locked
              else "failed" if failed else "interrupted")
     metrics = run.get("metrics") or []
-    best = run.get("best_score", run.get("best_accuracy", -1.0))
+    best = run.get("best_score", -1.0)
     return LanguageStatus(
         language,
         state,
@@ -290,7 +293,7 @@ def run_queue(
     threads: int = 1,
     data_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
-    poll_seconds: float = 5.0,
+    poll_seconds: float = defaults.QUEUE_POLL_SECONDS,
     python: str = sys.executable,
 ) -> list[LanguageStatus]:
     """Train every language of ``spec`` not finished yet, ``jobs`` processes at a time.
@@ -326,9 +329,33 @@ def run_queue(
         spec = QueueSpec.load(root).extended(spec, root)
     spec.save(root)
     (root / "logs").mkdir(exist_ok=True)
+    todo = _to_train(spec, root, requested, log)
+    log(f"queue {root}: {len(todo)} of {len(requested)} language(s) to train, "
+        f"{jobs} at a time, {threads} thread(s) each")
+    start = functools.partial(_start, spec, root, python=python,
+                              env=_environment(threads, data_dir), threads=threads, log=log)
+    failed: list[str] = []
+    stop = _run_jobs(todo, start, jobs, poll_seconds, root, failed, log)
+    statuses = queue_status(root, failed)
+    if stop:
+        log("queue stopped; the languages that were training saved their state: start the same "
+            "command again to resume them")
+        raise KeyboardInterrupt
+    return statuses
+
+
+def _environment(threads: int, data_dir: str | Path | None) -> dict[str, str]:
+    """The environment of a language's ``inflect train`` process."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
     if data_dir is not None:
         env["INFLECT_DATA_DIR"] = str(Path(data_dir).absolute())
+    return env
+
+
+def _to_train(spec: QueueSpec, root: Path, requested: set[str],
+              log: Callable[[str], None]) -> list[LanguageStatus]:
+    """The languages of ``requested`` to start or resume, in the queue's order (the others are
+    logged: trained by another process, or finished before)."""
     todo = []
     epochs = spec.length().get("--epochs")
     for status in queue_status(root):
@@ -343,10 +370,16 @@ def run_queue(
                 f"{status.best_accuracy:.1f}% at epoch {status.best_epoch})")
         else:
             todo.append(status)
-    log(f"queue {root}: {len(todo)} of {len(requested)} language(s) to train, "
-        f"{jobs} at a time, {threads} thread(s) each")
+    return todo
+
+
+def _run_jobs(todo: list[LanguageStatus], start: Callable[[LanguageStatus], _Job], jobs: int,
+              poll_seconds: float, root: Path, failed: list[str],
+              log: Callable[[str], None]) -> list[int]:
+    """Keep ``jobs`` of the ``todo`` languages training until all have ended or a signal
+    stopped the queue (SIGTERM sent on to the running ones, which save their state); the
+    languages that failed are added to ``failed``. Returns the signals received."""
     running: list[_Job] = []
-    failed: list[str] = []
     stop: list[int] = []
 
     def request_stop(signum: int, frame: Any) -> None:
@@ -356,7 +389,7 @@ def run_queue(
     try:
         while (todo and not stop) or running:
             while todo and len(running) < jobs and not stop:
-                running.append(_start(spec, root, todo.pop(0), python, env, threads, log))
+                running.append(start(todo.pop(0)))
             time.sleep(poll_seconds if running else 0)
             if stop:
                 for job in running:
@@ -375,31 +408,45 @@ def run_queue(
             signal.signal(s, handler)
         for job in running:  # an error here: do not leave orphans
             job.process.terminate()
-    statuses = queue_status(root, failed)
-    if stop:
-        log("queue stopped; the languages that were training saved their state: start the same "
-            "command again to resume them")
-        raise KeyboardInterrupt
-    return statuses
+    return stop
 
 
-def _start(spec: QueueSpec, root: Path, status: LanguageStatus, python: str,
-           env: dict[str, str], threads: int, log: Callable[[str], None]) -> _Job:
+def _launch(spec: QueueSpec, root: Path, status: LanguageStatus, python: str,
+            env: dict[str, str], threads: int, **popen: Any) -> tuple[subprocess.Popen, Any]:
+    """Start ``python -m inflect train`` for ``status.language`` (from its state on), its output
+    appended to ``ROOT/logs/<language>.log``: (the process, the open log)."""
     args = [*spec.command(root, status.language, status.state), "--threads", str(threads)]
-    log_path = root / "logs" / f"{status.language}.log"
+    log_path = _log_path(root, status.language)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed when the job ends)
     handle.write(f"\n[{time.strftime('%Y-%m-%d %H:%M:%S')}] inflect {' '.join(args)}\n")
     handle.flush()
-    verb = "start" if status.state in ("new", "failed") else "resume"
-    where = "" if verb == "start" else f" after epoch {status.epochs}"
-    log(f"{status.language}: {verb}{where} (log {log_path})")
     process = subprocess.Popen(
         [python, "-m", "inflect", *args], stdout=handle, stderr=subprocess.STDOUT, env=env,
-        start_new_session=True,
+        **popen,
     )
+    return process, handle
+
+
+def _start(spec: QueueSpec, root: Path, status: LanguageStatus, *, python: str,
+           env: dict[str, str], threads: int, log: Callable[[str], None]) -> _Job:
+    verb = "start" if status.state in ("new", "failed") else "resume"
+    where = "" if verb == "start" else f" after epoch {status.epochs}"
+    log(f"{status.language}: {verb}{where} (log {_log_path(root, status.language)})")
+    process, handle = _launch(spec, root, status, python, env, threads, start_new_session=True)
     job = _Job(status.language, process, handle, metrics=root / status.language / ckpt.METRICS_FILE)
     job.seen = len(_epoch_lines(job))  # the epochs of an earlier start were reported then
     return job
+
+
+def _log_path(root: Path, language: str) -> Path:
+    return root / "logs" / f"{language}.log"
+
+
+def _log_tail(root: Path, language: str, lines: int = 5) -> list[str]:
+    """The last ``lines`` lines of ``language``'s log."""
+    text = _log_path(root, language).read_text(encoding="utf-8", errors="replace")
+    return text.strip().splitlines()[-lines:]
 
 
 def _report_epochs(root: Path, job: _Job, log: Callable[[str], None]) -> None:
@@ -421,30 +468,59 @@ def _report_end(root: Path, job: _Job, failed: list[str], stop: list[int],
         log(f"{job.language}: stopped after epoch {status.epochs}, resumable")
     else:
         failed.append(job.language)
-        tail = (root / "logs" / f"{job.language}.log").read_text(
-            encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        tail = _log_tail(root, job.language)
         log(f"{job.language}: FAILED (exit status {code}); the end of its log:\n    "
             + "\n    ".join(tail))
 
 
 def run_language(spec: QueueSpec, root: str | Path, language: str, threads: int = 1,
-                 data_dir: str | Path | None = None) -> LanguageStatus:
-    """Train, resume or skip one language of the queue in this process (a Ray task's body).
+                 data_dir: str | Path | None = None,
+                 python: str = sys.executable) -> LanguageStatus:
+    """Train, resume or skip one language of the queue, waiting for it (a Ray task's body).
+
+    The language trains in a child process, ``python -m inflect train`` with the options
+    :func:`run_queue` gives it, its output appended to ``ROOT/logs/<language>.log``; SIGINT and
+    SIGTERM received meanwhile (in the main thread) are sent on to it as SIGTERM, so that it
+    saves a resumable state.
 
     Raises:
-        click.ClickException, SystemExit: as ``inflect train`` (an error, or an interrupt:
-        exit status 130, resumable).
+        SystemExit: (status 130) the language was stopped by a signal; its state is resumable.
+        RuntimeError: its ``inflect train`` failed (the message ends with the log's last lines).
     """
-    from inflect.cli import main
-
     root = Path(root)
     status = language_status(root, language)
     epochs = spec.length().get("--epochs")
     more = status.wants_more(int(epochs) if epochs else None)
     if status.state == "running" or (status.state == "finished" and not more):
         return status
-    args = [*spec.command(root, language, status.state), "--threads", str(threads)]
-    if data_dir is not None:
-        args += ["--data-dir", str(data_dir)]
-    main.main(args, prog_name="inflect", standalone_mode=False)
+    process, handle = _launch(spec, root, status, python, _environment(threads, data_dir),
+                              threads)
+    with handle:
+        code = _wait_forwarding_stops(process)
+    if code in (130, -signal.SIGTERM, -signal.SIGINT):
+        raise SystemExit(130)
+    if code != 0:
+        raise RuntimeError(f"{language}: inflect train failed (exit status {code}); the end of "
+                           f"its log {_log_path(root, language)}:\n    "
+                           + "\n    ".join(_log_tail(root, language)))
     return language_status(root, language)
+
+
+def _wait_forwarding_stops(process: subprocess.Popen) -> int:
+    """Wait for ``process``, sending it SIGTERM for every SIGINT or SIGTERM this process gets
+    meanwhile (in the main thread: elsewhere Python delivers no signals); its exit status."""
+    def forward(signum: int, frame: Any) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+
+    handlers = {}
+    if threading.current_thread() is threading.main_thread():
+        handlers = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return process.wait()
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+        if process.poll() is None:  # an error while waiting: do not leave an orphan
+            process.terminate()
+            process.wait()

@@ -42,7 +42,7 @@ def start_config(
     """
     config = Config.from_preset(preset, **options)
     if init_from:  # the checkpoint's config with the options given on the command line
-        from inflect.training.trainer import initial_config
+        from inflect.training.warm_start import initial_config
 
         config = initial_config(init_from, preset, **given)
     if resume:  # the saved run's settings, unless some are given (then they must agree)

@@ -1,6 +1,6 @@
 """The size pilot: model configurations compared at equal CPU time on a subset of languages.
 
-Each configuration trains one multilingual model (``inflect.training.trainer.train``) on the high setting of
+Each configuration trains one multilingual model (``inflect.training.train``) on the high setting of
 the chosen languages until its process has used ``--cpu-minutes`` of CPU time (process time, not
 wall time, so runs that share a loaded machine get the same compute), stopping at a batch
 boundary. The model selected on the dev sample (the best completed epoch, or the weights at the
@@ -61,7 +61,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     from inflect.nn.checkpoint import STATE_FILE, load_model, load_tensors
     from inflect.nn.config import Config
     from inflect.nn.model import Seq2Seq
-    from inflect.training.trainer import dev_sample, evaluate, load_data, run_status, train
+    from inflect.training import dev_sample, evaluate_dev, load_data, run_status, train
 
     torch.set_num_threads(1)
     out = Path(args.out) / name
@@ -108,7 +108,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     last = Seq2Seq.from_metadata(meta["model"])
     last.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     candidates["at the stop"] = last
-    scores = {k: evaluate(m, sample, 500)[1] for k, m in candidates.items()}
+    scores = {k: evaluate_dev(m, sample, 500)[1] for k, m in candidates.items()}
     chosen = max(scores, key=scores.get)
     model = candidates[chosen]
     state = meta["state"]
@@ -119,7 +119,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     for item in data.dev:
         by_lang.setdefault(item.language, []).append(item)
     for lang, items in sorted(by_lang.items()):
-        _, acc, _ = evaluate(model, items, 500)
+        _, acc, _ = evaluate_dev(model, items, 500)
         rows.append({"config": name, "language": lang, "accuracy": acc, "examples": len(items)})
     return {
         "config": name,

@@ -4,8 +4,8 @@ attention mapping (softmax, sparsemax, 1.5-entmax), in the high and medium setti
 seeds and the ensemble of the seeds, macro-averaged over languages.
 
 One command runs the grid; it can be stopped and restarted at any time: finished runs are skipped,
-interrupted ones resumed (``inflect.training.trainer.train(..., resume=True)``), evaluations are cached.
-Only the public API is used (``inflect.training.trainer``, ``inflect.evaluation.runner``, ``inflect.render.markdown``); the
+interrupted ones resumed (``inflect.training.train(..., resume=True)``), evaluations are cached.
+Only the public API is used (``inflect.training``, ``inflect.evaluation.runner``, ``inflect.render.markdown``); the
 paper's table is made here (:func:`paper_table`).
 
     python recipes/sigmorphon2018/run.py --smoke --out runs/sigmorphon2018-smoke
@@ -44,7 +44,7 @@ from inflect.nn.checkpoint import checkpoint_members
 from inflect.nn.config import Config
 from inflect.render.markdown import frame_markdown
 from inflect.text.languages import all_languages, resolve
-from inflect.training.trainer import load_data, run_status, train
+from inflect.training import load_data, run_status, train
 
 MAPPINGS = ("softmax", "sparsemax", "entmax15")
 SMOKE = {

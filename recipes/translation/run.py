@@ -7,7 +7,7 @@ The recipe is configuration plus glue on the public API:
 1. a joint SentencePiece subword model (BPE, German and English together) trained on the
    training split only (:func:`inflect.text.codec.train_sentencepiece`), stored inside every
    checkpoint;
-2. :func:`inflect.training.trainer.train` on the sentence pairs (:func:`inflect.training.trainer.items_from_texts`),
+2. :func:`inflect.training.train` on the sentence pairs (:func:`inflect.training.items_from_texts`),
    with separate model vocabularies (the pieces the German side uses, the pieces the English side
    uses: the output layer ranges over English pieces only), model selection by corpus BLEU of
    greedy decoding on the dev sentences;
@@ -47,7 +47,7 @@ from inflect.io.atomic import write_bytes
 from inflect.nn.config import Config
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import SentencePieceCodec, train_sentencepiece
-from inflect.training.trainer import Item, TrainingData, items_from_texts, run_status, train
+from inflect.training import Item, TrainingData, items_from_texts, run_status, train
 
 #: The output α sweep of the full size (1.33: near the paper's best output α on German→English).
 ALPHAS = ("softmax", "entmax:1.33", "entmax15", "sparsemax")

@@ -1,0 +1,308 @@
+"""A run's folder and its resumable state: the :class:`RunState` counters, the trainer state
+file (weights, Adam moments, random states, the counters), the checks a resume makes, the
+folder's lock, and the status of a folder for drivers (:func:`run_status`, :func:`saved_run`).
+
+The trainer state (``trainer_state.safetensors``) is written atomically at every epoch boundary,
+every ``checkpoint_seconds`` inside an epoch and when the run is stopped; a run owns its folder
+while it trains (a lock file the operating system releases when the process ends).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+from filelock import FileLock, Timeout
+
+from inflect.io.outputs import prepare_folder
+from inflect.nn import checkpoint as ckpt
+from inflect.nn.config import Config
+from inflect.nn.model import Seq2Seq
+
+if TYPE_CHECKING:
+    from inflect.training.items import TrainingData
+
+__all__ = [
+    "RunState",
+    "SavedState",
+    "check_same_config",
+    "check_same_data",
+    "check_same_world",
+    "owning_folder",
+    "read_state",
+    "rng_key",
+    "run_status",
+    "saved_run",
+    "write_state",
+]
+
+#: Config fields a resume may change: the stopping rule, the preset's name, the dev batch size
+#: (the same dev loss and accuracy at any size) and how bundles are read (a run keeps its
+#: model's, and a config built now says multiset).
+RESUME_FREE_FIELDS = frozenset({"max_epochs", "patience", "preset", "eval_batch_size",
+                                "tag_bundles"})
+
+
+@dataclass
+class RunState:
+    """Everything a run needs to continue, besides weights and optimizer (JSON in the state file).
+
+    Attributes:
+        epoch: completed epochs.
+        batch: batches of epoch ``epoch + 1`` already applied (0 at an epoch boundary).
+        learning_rate: the current Adam step size.
+        best_score: the model-selection score of the best epoch (-1 before the first).
+        best_epoch: that epoch (0 before the first).
+        bad_epochs: epochs since the best.
+        prev_dev_loss: the previous epoch's dev loss (for the learning-rate schedule).
+        metrics: :class:`~inflect.training.metrics.EpochMetrics` rows as dicts.
+        finished, stopped_early: the run is over (reached ``max_epochs`` or stopped early).
+        seconds: wall time spent in completed epochs.
+        epoch_loss, epoch_tokens, epoch_seconds, epoch_cpu_seconds: running sums of the current
+            epoch (``epoch_cpu_seconds``: CPU time, see
+            :class:`~inflect.training.metrics.EpochMetrics`).
+        world_size: the processes training the run (``torchrun``; 1 for a plain run).
+    """
+
+    epoch: int = 0
+    batch: int = 0
+    learning_rate: float = 1e-3
+    best_score: float = -1.0
+    best_epoch: int = 0
+    bad_epochs: int = 0
+    prev_dev_loss: float | None = None
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    finished: bool = False
+    stopped_early: bool = False
+    seconds: float = 0.0
+    epoch_loss: float = 0.0
+    epoch_tokens: int = 0
+    epoch_seconds: float = 0.0
+    epoch_cpu_seconds: float = 0.0
+    world_size: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunState:
+        """Inverse of :meth:`to_dict`. Keys that are no field are ignored: the state files of
+        version 0.1 (and of this package before issue 35) carry ``best_accuracy`` too, a copy
+        of ``best_score``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def summary(self, data: TrainingData) -> dict[str, Any]:
+        """The ``training`` facts stored in ``model.safetensors``."""
+        return {
+            "best_epoch": self.best_epoch,
+            "best_accuracy": self.best_score,
+            "epoch": self.epoch,
+            "seconds": self.seconds,
+            "stopped_early": self.stopped_early,
+            "data": data.description,
+            "dev_score": data.dev_score_name,
+        }
+
+
+def rng_key(rank: int, kind: str) -> str:
+    """Name of a process's saved random state (``cpu``/``cuda``; ``rank<r>.`` before it for
+    ranks above 0, so that a plain run's names are unchanged)."""
+    return kind if rank == 0 else f"rank{rank}.{kind}"
+
+
+@dataclass
+class SavedState:
+    """A trainer state file, read back (:func:`read_state`).
+
+    Attributes:
+        model: the network with the saved weights (on CPU).
+        state: the counters.
+        meta: the file's JSON metadata (``optimizer``, ``data``, ``codec``, ``init_from`` ...).
+        tensors: every tensor of the file (``model.*``, the optimizer's, ``rng.*``).
+        random_states: the processes' random states, by :func:`rng_key` (``rng.`` dropped).
+    """
+
+    model: Seq2Seq
+    state: RunState
+    meta: dict[str, Any]
+    tensors: dict[str, torch.Tensor]
+    random_states: dict[str, torch.Tensor]
+
+
+def read_state(out: Path) -> SavedState:
+    """The trainer state saved in run folder ``out``.
+
+    Raises:
+        FileNotFoundError: no trainer state there; CheckpointError: an unreadable one.
+    """
+    path = out / ckpt.STATE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no trainer state to resume from")
+    tensors, meta = ckpt.load_tensors(path)
+    model = Seq2Seq.from_metadata(meta["model"])
+    model.load_state_dict(
+        {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
+    )
+    random_states = {k[4:]: v for k, v in tensors.items() if k.startswith("rng.")}
+    return SavedState(model, RunState.from_dict(meta["state"]), meta, tensors, random_states)
+
+
+def write_state(
+    out: Path,
+    model: Seq2Seq,
+    optimizer: torch.optim.Optimizer,
+    state: RunState,
+    random_states: dict[str, torch.Tensor],
+    common: dict[str, Any],
+) -> None:
+    """Write the trainer state of run folder ``out`` atomically: the weights (``model.*``), the
+    optimizer's tensors, ``random_states`` (named ``rng.<key>``), and as metadata the counters,
+    the optimizer's settings, the package versions and ``common`` (languages, data, model ...)."""
+    tensors = {f"model.{k}": v for k, v in model.state_dict().items()}
+    opt_tensors, opt_meta = ckpt.optimizer_to_tensors(optimizer)
+    tensors.update(opt_tensors)
+    tensors.update(random_states)
+    meta = {
+        "format": ckpt.FORMAT,
+        "kind": "trainer_state",
+        "state": state.to_dict(),
+        "optimizer": opt_meta,
+        "versions": ckpt.versions(),
+        **common,
+    }
+    ckpt.save_tensors(out / ckpt.STATE_FILE, tensors, meta)
+
+
+def check_same_config(saved: Config, given: Config) -> None:
+    """Raise ValueError naming the fields where ``given`` differs from the resumed run's (those
+    of :data:`RESUME_FREE_FIELDS` may differ)."""
+    a, b = saved.to_dict(), given.to_dict()
+    diff = [
+        f"{k}: saved {a[k]!r}, given {b[k]!r}"
+        for k in a
+        if k not in RESUME_FREE_FIELDS and a[k] != b[k]
+    ]
+    if diff:
+        raise ValueError(
+            "cannot resume with different settings (" + "; ".join(diff) + "); drop those "
+            "options or start a new run in another --out folder"
+        )
+
+
+def check_same_data(
+    meta: dict[str, Any], description: dict[str, Any], codec: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """Check that a resumed run (state metadata ``meta``) is given its own data and codec;
+    returns the saved codec's dict (None if it had none).
+
+    Raises:
+        ValueError: another data description, or another codec, than the saved run's.
+    """
+    saved_data = meta.get("data") or {}
+    if saved_data and description and saved_data != description:
+        raise ValueError(
+            f"cannot resume with different data: the run was trained on {saved_data}, "
+            f"given {description}"
+        )
+    saved_codec = meta.get("codec")
+    if codec is not None and saved_codec is not None and saved_codec != codec:
+        raise ValueError(
+            "cannot resume with a different codec (subword model or language) than the "
+            "saved run's; start a new run in another --out folder"
+        )
+    return saved_codec
+
+
+def check_same_world(state: RunState, processes: int) -> None:
+    """A run stopped inside an epoch continues with as many processes as it had (the epoch's
+    batches and the saved position depend on them); at an epoch boundary any.
+
+    Raises:
+        ValueError: ``processes`` differs from the saved run's inside an epoch.
+    """
+    saved = state.world_size
+    if state.batch and saved != processes:
+        raise ValueError(
+            f"the run was stopped inside epoch {state.epoch + 1} with {saved} "
+            f"process(es); resume it with {saved} (torchrun --nproc-per-node), not {processes}"
+        )
+
+
+@contextlib.contextmanager
+def owning_folder(out: Path) -> Iterator[None]:
+    """Create run folder ``out``, check that files can be written there, and hold its lock
+    (``out/.lock``) for the block; the lock file is removed at the end.
+
+    Raises:
+        OutputError: (a ValueError) naming ``out`` and why it cannot be written (a parent that
+            is a file, no permission, a full disk, ...); see
+            :func:`inflect.io.outputs.prepare_folder`.
+        ValueError: another training run holds the lock.
+    """
+    prepare_folder(out, "the run folder")
+    lock = FileLock(str(out / ".lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(
+            f"{out} is in use by another training run (lock {out / '.lock'}); "
+            "wait for it to end or choose another --out"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+        with contextlib.suppress(OSError):
+            (out / ".lock").unlink()
+
+
+def saved_run(out_dir: str | Path) -> dict[str, str]:
+    """The data arguments of the run saved in ``out_dir``, for resuming it without repeating them.
+
+    Returns:
+        ``{"lang": ..., "setting": ...}`` to pass to :func:`inflect.training.items.load_data`
+        (``lang`` is ``"all"`` for a run made with ``"all"`` that took a smaller setting's data
+        for some languages, else the comma-separated languages).
+
+    Raises:
+        FileNotFoundError: no trainer state in ``out_dir``.
+        ValueError: the state does not say which data it was trained on (e.g. translation).
+        CheckpointError: the state file is unreadable.
+    """
+    path = Path(out_dir) / ckpt.STATE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no trainer state to resume from")
+    meta = ckpt.load_metadata(path)
+    data = meta.get("data") or {}
+    if not data.get("languages") or not data.get("setting"):
+        raise ValueError(f"{path}: the run does not record its languages and setting")
+    lang = "all" if data.get("smaller_settings") else ",".join(data["languages"])
+    return {"lang": lang, "setting": data["setting"]}
+
+
+def run_status(out_dir: str | Path) -> str:
+    """The state of a training run folder, for drivers that skip or resume runs.
+
+    Returns:
+        ``"new"`` (no trainer state: start a fresh run; the folder may not exist),
+        ``"interrupted"`` (a trainer state whose run has not finished: ``train(..., resume=True)``)
+        or ``"finished"`` (the run reached its last epoch or stopped early, and its
+        ``model.safetensors`` exists).
+
+    Raises:
+        CheckpointError: the trainer state is unreadable.
+    """
+    out = Path(out_dir)
+    state_path = out / ckpt.STATE_FILE
+    if not state_path.is_file():
+        return "new"
+    meta = ckpt.load_metadata(state_path)
+    finished = bool((meta.get("state") or {}).get("finished"))
+    return "finished" if finished and (out / ckpt.MODEL_FILE).is_file() else "interrupted"
