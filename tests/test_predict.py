@@ -531,7 +531,7 @@ def registry(folder: Path, text: str) -> Path:
 
 
 def test_models_on_an_empty_registry(tmp_path, monkeypatch):
-    folder = registry(tmp_path / "a", "version = 1\n")
+    folder = registry(tmp_path / "a", "version = 2\n")
     assert list_models(folder) == []
     res = run("models", env={"INFLECT_MODELS_DIR": str(folder)})
     assert res.exit_code == 0
@@ -570,13 +570,14 @@ def test_models_on_a_test_registry(ckpt, ckpt2, tmp_path):
     folder = registry(
         tmp_path / "models",
         f"""
-version = 1
-[german]
+version = 2
+[model.german]
 members = ["{ckpt / "model.safetensors"}", "{ckpt2}"]
-dev_accuracy = 97.5
 setting = "high"
 data = "synthetic"
 commands = ["inflect train --lang german --seed 1", "noise"]
+[language.german]
+german = 97.5
 """,
     )
     entries = list_models(folder)
@@ -629,13 +630,18 @@ commands = ["inflect train --lang german --seed 1", "noise"]
     ("text", "message"),
     [
         (
-            '[deu]\nmembers = ["m"]\n',
-            r"\[deu\] tables are named by shared-task name: use \[german\]",
+            'version = 2\n[model.m]\nmembers = ["m"]\n[language.deu]\nm = 90\n',
+            r"\[language.deu\] tables are named by shared-task name: use \[german\]",
         ),
-        ('[german]\nmembers = ["m"]\nacc = 1\n', r"\[german\] unknown key\(s\) acc"),
-        ("[german]\nmembers = []\n", r"members must be a non-empty list"),
-        ('[german]\nmembers = ["m"]\ndev_accuracy = 120\n', "dev_accuracy must be a percentage"),
+        ('version = 2\n[model.m]\nmembers = ["m"]\nacc = 1\n', r"\[model.m\] unknown key\(s\) acc"),
+        ("version = 2\n[model.m]\nmembers = []\n", r"members must be a non-empty list"),
+        (
+            'version = 2\n[model.m]\nmembers = ["m"]\n[language.german]\nm = 120\n',
+            "dev_accuracy must be a percentage",
+        ),
         ("[german\n", "not valid TOML"),
+        # version 1 (one table per language, 0.1's format) is no longer read: say what is
+        ('[german]\nmembers = ["m"]\n', r"registry version 1, this program reads 2"),
     ],
 )
 def test_malformed_registry_is_named(tmp_path, text, message):
@@ -648,7 +654,10 @@ def test_malformed_registry_is_named(tmp_path, text, message):
 def test_missing_member_file_is_an_incomplete_installation(tmp_path, monkeypatch):
     import inflect.inference.registry
 
-    folder = registry(tmp_path, '[german]\nmembers = ["gone.safetensors"]\n')
+    folder = registry(
+        tmp_path,
+        'version = 2\n[model.german]\nmembers = ["gone.safetensors"]\n[language.german]\ngerman = 90\n',
+    )
     # the user's own models folder: reinstalling would not help
     with pytest.raises(RegistryError, match=r"correct the members in .*registry\.toml") as info:
         default_model("german", folder)

@@ -18,8 +18,7 @@ multilingual model beats the high one for some high-setting languages, and a use
 form wants the better one (``inflect models --all`` lists them all); ``setting=`` chooses a
 setting explicitly. Selection and the accuracy shown use the same dev file, so the figure of a
 language served by several models is the best of them, slightly optimistic. Version 1 registries
-(one table per language with ``members``, ``dev_accuracy``, ``setting``, ``data``, ``commands``)
-are still read.
+(0.1's one table per language) are refused with a message saying so.
 
 ``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
 site-wide set of models. This module imports only the standard library (and
@@ -54,7 +53,7 @@ MODELS_ENV = "INFLECT_MODELS_DIR"
 REGISTRY_FILE = "registry.toml"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent / "models"
-_KEYS = {"members", "dev_accuracy", "setting", "data", "commands", "command", "description",
+_KEYS = {"members", "setting", "data", "commands", "description",
          "start_commands", "start_note"}
 
 
@@ -78,7 +77,7 @@ class ShippedModel:
         data: the training and selection data, in words.
         commands: the commands that trained the members.
         description: free text.
-        name: the model's name in the registry (the language's name in a version 1 registry).
+        name: the model's name in the registry.
         start_commands: where members were warm-started (``--init-from``) from another run:
             the commands that made that start, to run before :attr:`commands`.
         start_note: what the registry says about the start (e.g. that its command is not
@@ -123,21 +122,17 @@ def models_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return _PACKAGE_DIR
 
 
-def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> ShippedModel:
-    """One model table (version 2) or language table (version 1), validated."""
+def _model_table(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
+    """One ``[model.NAME]`` table, validated."""
 
     def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [{'' if v1 else 'model.'}{name}] {what}")
+        return RegistryError(f"{where}: [model.{name}] {what}")
 
     if not isinstance(table, dict):
         raise fail("must be a table")
-    keys = _KEYS if v1 else _KEYS - {"dev_accuracy"}
-    unknown = sorted(set(table) - keys)
+    unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
-    language = ""
-    if v1:
-        language = _language_name(name, fail)
+        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
     members = table.get("members")
     if (
         not isinstance(members, list)
@@ -145,8 +140,7 @@ def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> S
         or not all(isinstance(m, str) and m for m in members)
     ):
         raise fail("members must be a non-empty list of file names")
-    accuracy = _accuracy(table.get("dev_accuracy"), fail) if v1 else None
-    commands = table.get("commands", table.get("command", []))
+    commands = table.get("commands", [])
     if isinstance(commands, str):
         commands = [commands]
     if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
@@ -161,9 +155,9 @@ def _model_table(name: str, table: Any, folder: Path, where: str, v1: bool) -> S
     if setting and setting not in SETTINGS:
         raise fail(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
     return ShippedModel(
-        language=language,
+        language="",
         members=tuple((folder / m).resolve() for m in members),
-        dev_accuracy=accuracy,
+        dev_accuracy=None,
         setting=setting,
         data=table.get("data", ""),
         commands=tuple(commands),
@@ -213,16 +207,16 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
         raise RegistryError(f"{path}: not valid TOML ({exc})") from None
     version = doc.pop("version", 1)
     where = str(path)
-    if version == 1:
-        entries = [_model_table(n, doc[n], folder, where, v1=True) for n in sorted(doc)]
-        return {e.language: [e] for e in entries}
     if version != 2:
-        raise RegistryError(f"{path}: registry version {version!r}, this program reads 1 and 2")
+        raise RegistryError(
+            f"{path}: registry version {version!r}, this program reads 2 ([model.NAME] and "
+            "[language.NAME] tables; version 1 was sparse-inflect 0.1's)"
+        )
     unknown = sorted(set(doc) - {"model", "language"})
     if unknown:
         raise RegistryError(f"{path}: unknown table(s) {', '.join(unknown)}; known: model, language")
     models = {
-        n: _model_table(n, t, folder, where, v1=False) for n, t in doc.get("model", {}).items()
+        n: _model_table(n, t, folder, where) for n, t in doc.get("model", {}).items()
     }
     served: dict[str, list[ShippedModel]] = {}
     for lang, table in sorted(doc.get("language", {}).items()):
