@@ -23,7 +23,7 @@ MOVED = {
     "cells": "corpora.cells",
     "checkpoint": "nn.checkpoint",
     "codec": "text.codec",
-    "data": "text.records",
+    "data": ("text.records", "text.reading", "text.parsing", "text.layouts", "corpora.splits"),
     "datasets": "corpora.manifests",
     "distributed": "training.distributed",
     "evaluate": "evaluation.runner",
@@ -34,10 +34,16 @@ MOVED = {
     "model": ("nn.model", "nn.config"),
     "models": "inference.registry",
     "outputs": "io.outputs",
-    "paradigm": "inference.paradigm",
+    "paradigm": ("inference.paradigm", "inference.paradigm_cells"),
     "paradigm_html": "render.paradigm_html",
     "paradigm_render": "render.paradigm",
-    "predict": "inference.predictor",
+    "predict": (
+        "inference.predictor",
+        "inference.searcher",
+        "inference.queries",
+        "inference.outcomes",
+        "defaults",
+    ),
     "recurrence": "nn.recurrence",
     "report": "render.report",
     "report_html": "render.report_html",
@@ -50,7 +56,7 @@ MOVED = {
     "threads": "nn.threads",
     "train": "training.trainer",
     "train_progress": "training.progress",
-    "translate": "inference.translator",
+    "translate": ("inference.translator", "defaults"),
     "unimorph": "text.unimorph",
     "vocab": "nn.vocab",
 }
@@ -63,7 +69,7 @@ class _Alias(importlib.abc.Loader):
     def create_module(self, spec):
         if len(self.new) == 1:  # the new module itself stands in for the old name
             return importlib.import_module(self.new[0])
-        parts = [importlib.import_module(n) for n in self.new]  # a module split in two
+        parts = [importlib.import_module(n) for n in self.new]  # a module split in parts
         module = types.ModuleType(spec.name, parts[0].__doc__)
 
         def __getattr__(name: str):

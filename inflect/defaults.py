@@ -63,3 +63,15 @@ def output_length_margin(longest: int) -> int:
     """Symbols added to the longest output the training data have for a source length
     (:mod:`inflect.nn.lengths`): ``10 + longest // 4``."""
     return 10 + longest // 4
+
+
+# --------------------------------------------------------------------------- input limits
+# Prediction (inflect.inference.predictor, inflect.inference.searcher) and translation
+# (inflect.inference.translator).
+
+#: The longest lemma, in model symbols, that the predictor accepts. The network itself has no
+#: length limit; the cap bounds the search (each input's outputs are limited by
+#: :func:`inflect.nn.lengths.output_limit`) and the memory of one batch.
+MAX_INPUT_LEN = 100
+#: The longest source sentence the translator accepts, in codec symbols (subword pieces).
+MAX_SENTENCE_LEN = 200

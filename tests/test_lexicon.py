@@ -196,7 +196,8 @@ def test_the_first_form_is_the_attested_one_on_a_sample_of_every_language(conll2
     """For a sample of the train and dev pairs of every language, the shipped default model with
     the shipped lexicon answers the attested form first (the first of the data's forms of that
     input), the model's forms after it."""
-    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import make_query
     from inflect.inference.registry import default_model
 
     rng = random.Random(2018)
@@ -365,7 +366,7 @@ def test_evaluate_refuses_the_shipped_lexicon_on_the_dev_set_it_holds(conll2018)
 
 def attested_record():
     from inflect.decoding.search import Certificate
-    from inflect.inference.predictor import Form, Prediction
+    from inflect.inference.outcomes import Form, Prediction
 
     forms = (
         Form("dreamt", 0.25, "english.tsv:4"),  # attested, also the model's

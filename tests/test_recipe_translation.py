@@ -28,7 +28,7 @@ from click.testing import CliRunner  # noqa: E402
 
 from inflect.cli.commands import main  # noqa: E402
 from inflect.decoding.search import Certificate  # noqa: E402
-from inflect.inference.predictor import InputError  # noqa: E402
+from inflect.inference.queries import InputError  # noqa: E402
 from inflect.inference.translator import Translator, read_sentences  # noqa: E402
 from inflect.nn.checkpoint import (  # noqa: E402
     CheckpointError,

@@ -22,7 +22,8 @@ from test_predict import ckpt  # noqa: F401  (module fixture, reused)
 from inflect.cli.commands import main
 from inflect.corpora.manifests import fetch, load_manifest
 from inflect.decoding.search import Certificate
-from inflect.inference.predictor import Form, InputError, Prediction, make_query
+from inflect.inference.outcomes import Form, Prediction
+from inflect.inference.queries import InputError, make_query
 from inflect.io.outputs import OutputError
 from inflect.render.report import (
     PREDICTION_TSV_COLUMNS,
@@ -37,13 +38,10 @@ from inflect.render.report import (
     stats_table,
     tsv_line,
 )
-from inflect.text.records import (
-    DataFormatError,
-    check_file,
-    detect_format,
-    iter_examples,
-    read_examples,
-)
+from inflect.text.layouts import detect_format
+from inflect.text.parsing import iter_examples
+from inflect.text.reading import check_file, read_examples
+from inflect.text.records import DataFormatError
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 

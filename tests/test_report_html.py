@@ -23,7 +23,7 @@ from inflect.decoding.search import Certificate
 from inflect.evaluation.ambiguity import ambiguity_report
 from inflect.evaluation.scoring import MACRO
 from inflect.inference.explain import EOS_LABEL, AttentionPanel, Explanation
-from inflect.inference.predictor import Form, Prediction
+from inflect.inference.outcomes import Form, Prediction
 from inflect.render.report import ambiguity_markdown, markdown_slug
 from inflect.render.report_html import accuracy_svg, ambiguity_page, json_for_script
 from inflect.text.records import Example, TagBundle

@@ -17,7 +17,7 @@ import torch
 
 from inflect.nn.checkpoint import load_model
 from inflect.nn.config import Config
-from inflect.text.records import read_examples
+from inflect.text.reading import read_examples
 from inflect.training.trainer import Item, TrainingData, make_batch, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")

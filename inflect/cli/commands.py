@@ -571,7 +571,7 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
 def data_check(file: str, fmt: str) -> None:
     """Validate FILE and report every problem with its line; exit status 1 if any."""
     from inflect.render.report import check_lines, read_summary
-    from inflect.text.records import check_file, check_warnings
+    from inflect.text.reading import check_file, check_warnings
 
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
     for line in check_lines(parsed.errors):
@@ -999,7 +999,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     _check_setting(setting, models)
     fmt = _output_format(out_format)
 
-    from inflect.inference.predictor import InputError, load_predictor, make_query, read_queries
+    from inflect.inference.predictor import load_predictor
+    from inflect.inference.queries import InputError, make_query, read_queries
     from inflect.inference.registry import NoDefaultModelError
     from inflect.lexicon import LexiconError
     from inflect.nn.vocab import UnknownSymbolWarning
@@ -1108,7 +1109,8 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
         _check_outputs(out_path)
 
     from inflect.inference.paradigm import ParadigmRequest, Paradigms, read_requests
-    from inflect.inference.predictor import InputError, load_predictor
+    from inflect.inference.predictor import load_predictor
+    from inflect.inference.queries import InputError
     from inflect.inference.registry import NoDefaultModelError
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.paradigm import (
@@ -1168,7 +1170,7 @@ def _stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
     error raised (``--strict``) ends it at once, what was written stays written."""
     import sys
 
-    from inflect.inference.predictor import ErrorRecord
+    from inflect.inference.outcomes import ErrorRecord
 
     console = None
     if fmt == "table":
@@ -1376,7 +1378,7 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     _set_threads(threads)
     import warnings
 
-    from inflect.inference.predictor import InputError
+    from inflect.inference.queries import InputError
     from inflect.inference.translator import SentenceQuery, Translator, read_sentences
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.report import (

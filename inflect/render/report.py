@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.corpora.stats import SplitStats
     from inflect.evaluation.ambiguity import AmbiguityReport
     from inflect.inference.explain import Explanation
-    from inflect.inference.predictor import Form, Prediction, Record
+    from inflect.inference.outcomes import Form, Prediction, Record
     from inflect.inference.registry import ShippedModel
     from inflect.text.records import DataFormatError, ReadStats
     from inflect.training.queue import LanguageStatus
@@ -436,7 +436,7 @@ def prediction_tsv(pred: Record) -> str:
     """
     if _is_error(pred):
         return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None])
-    from inflect.inference.predictor import MODEL_SOURCE, Prediction
+    from inflect.inference.outcomes import MODEL_SOURCE, Prediction
 
     with_source = isinstance(pred, Prediction)
     model_count = len(pred.model_forms)
