@@ -68,7 +68,7 @@ def _run_python(code: str) -> tuple[float, float]:
 
 
 def _cells() -> list[str]:
-    from inflect.inference.paradigm import CellCatalogue
+    from inflect.inference.paradigm_cells import CellCatalogue
 
     return [b.text for b in CellCatalogue("high").cells(LANGUAGE, POS)]
 

@@ -252,9 +252,9 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(HERE))
-    from inflect.inference.predictor import make_query
+    from inflect.corpora.splits import load_split
+    from inflect.inference.queries import make_query
     from inflect.inference.registry import default_model
-    from inflect.text.records import load_split
 
     models = args.model or [str(m) for m in default_model("german").members]
     print(f"cited, not measured: {CITED_PEER}")

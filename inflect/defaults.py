@@ -96,3 +96,14 @@ ESTIMATE_AFTER_BATCHES = 50
 #: Seconds between two looks of the per-language queue at its runs
 #: (:func:`inflect.training.queue.run_queue`).
 QUEUE_POLL_SECONDS = 5.0
+
+# --------------------------------------------------------------------------- input limits
+# Prediction (inflect.inference.predictor, inflect.inference.searcher) and translation
+# (inflect.inference.translator).
+
+#: The longest lemma, in model symbols, that the predictor accepts. The network itself has no
+#: length limit; the cap bounds the search (each input's outputs are limited by
+#: :func:`inflect.nn.lengths.output_limit`) and the memory of one batch.
+MAX_INPUT_LEN = 100
+#: The longest source sentence the translator accepts, in codec symbols (subword pieces).
+MAX_SENTENCE_LEN = 200

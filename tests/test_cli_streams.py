@@ -157,7 +157,7 @@ def test_evaluate_refuses_a_language_the_file_name_does_not_give(tmp_path):
 
 
 def test_predict_strips_whitespace_around_the_lemma(tmp_path):
-    from inflect.inference.predictor import InputError, make_query, read_queries
+    from inflect.inference.queries import InputError, make_query, read_queries
 
     query = make_query(" Haus ", " N;DAT;PL ", "de")
     assert query.lemma == "Haus" and str(query.tags) == "N;DAT;PL"

@@ -9,19 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from inflect.corpora.splits import load_split
 from inflect.corpora.stats import compute_stats
 from inflect.text import records as data_module
-from inflect.text.records import (
-    DataFormatError,
-    Example,
-    TagBundle,
-    check_file,
-    input_key,
-    language_from_filename,
-    load_split,
-    parse_file,
-    read_examples,
-)
+from inflect.text.reading import check_file, language_from_filename, parse_file, read_examples
+from inflect.text.records import DataFormatError, Example, TagBundle, input_key
 
 
 def write(path: Path, text: str | bytes) -> Path:

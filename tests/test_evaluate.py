@@ -41,13 +41,8 @@ from inflect.evaluation.sparsity import (
     sparsity_statistics,
 )
 from inflect.io.atomic import atomic_write, write_text
-from inflect.text.records import (
-    DataFormatError,
-    Example,
-    TagBundle,
-    language_from_filename,
-    read_examples,
-)
+from inflect.text.reading import language_from_filename, read_examples
+from inflect.text.records import DataFormatError, Example, TagBundle
 
 # --- references -------------------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ from inflect.evaluation.ambiguity import ambiguity_report
 from inflect.evaluation.runner import SPARSITY_COLUMNS, evaluate_predictor
 from inflect.evaluation.scoring import MACRO
 from inflect.inference.explain import EOS_LABEL, Explanation, explain
-from inflect.inference.predictor import Form, Prediction, Predictor
+from inflect.inference.outcomes import Form, Prediction
+from inflect.inference.predictor import Predictor
 from inflect.nn.batching import Vocabularies, make_batch
 from inflect.nn.checkpoint import checkpoint_members
 from inflect.nn.model import Seq2Seq

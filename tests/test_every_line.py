@@ -51,7 +51,8 @@ def test_unknown_features_of_the_test_files_are_answered(conll2018):
     """The covered test files hold 24 lines of 12 languages with a feature their medium
     training data never had (the issue's figure, recomputed): each is answered by the medium
     model; those with a feature the model never saw are marked, one warning per feature."""
-    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import make_query
     from inflect.inference.registry import default_model
 
     unknown = _unknown_lines(conll2018)
@@ -97,7 +98,9 @@ def test_every_line_of_every_shared_task_file_is_taken_or_gets_an_error_record(c
     """Each line of each train, dev and covered test file, read as `inflect predict --input`
     reads it: the medium model takes it (prepared for the search) or it becomes an error record
     with its line; nothing raises, no line is lost."""
-    from inflect.inference.predictor import ErrorRecord, Predictor, read_queries
+    from inflect.inference.outcomes import ErrorRecord
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import read_queries
     from inflect.inference.registry import default_model
 
     predictor = Predictor.from_checkpoints(

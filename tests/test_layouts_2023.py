@@ -10,16 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from inflect.cli import main
-from inflect.text.records import (
-    DataFormatError,
-    TagBundle,
-    check_file,
-    detect_layout,
-    iter_examples,
-    read_examples,
-    read_inflections,
-    split_features,
-)
+from inflect.text.layouts import detect_layout
+from inflect.text.parsing import iter_examples
+from inflect.text.reading import check_file, read_examples, read_inflections
+from inflect.text.records import DataFormatError, TagBundle, split_features
 
 # German verbs and nouns as the 2023 data write them (lemma, tags, form)
 GERMAN_2023 = (

@@ -196,7 +196,8 @@ def test_the_first_form_is_the_attested_one_on_a_sample_of_every_language(conll2
     """For a sample of the train and dev pairs of every language, the shipped default model with
     the shipped lexicon answers the attested form first (the first of the data's forms of that
     input), the model's forms after it."""
-    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import make_query
     from inflect.inference.registry import default_model
 
     rng = random.Random(2018)

@@ -48,7 +48,7 @@ def test_every_dev_gold_form_is_within_the_limit_the_shipped_models_search(conll
     the model's symbols) is never longer than the limit the search uses for its lemma alone.
     The shipped checkpoints predate the length record, so this is the fallback; 43 gold forms
     were beyond the old ``2·S + 10`` (the issue's count, recomputed here)."""
-    from inflect.inference.predictor import Prepared
+    from inflect.inference.queries import Prepared
 
     beyond_old, checked = 0, 0
     for spec in all_languages():
@@ -114,7 +114,7 @@ def test_output_lengths_by_hand():
 def test_an_answer_does_not_depend_on_its_neighbours(conll2018):
     """Albanian `vë` V;2;PL;COND;PRF asked alone and followed by a longer lemma in one chunk:
     the same forms with the same probabilities; the gold (albanian-dev) is among them."""
-    from inflect.inference.predictor import make_query
+    from inflect.inference.queries import make_query
 
     predictor = _predictor("albanian")
     gold = {(lem, tags): form for lem, form, tags in _rows(conll2018 / "albanian-dev")}

@@ -16,15 +16,11 @@ from typing import NamedTuple
 import pytest
 
 from inflect.corpora.cells import load_cells
-from inflect.inference.paradigm import (
-    CellForm,
-    ParadigmError,
-    ParadigmRequest,
-    Paradigms,
-    layout,
-    read_requests,
-)
-from inflect.inference.predictor import InputError, Prediction, Predictor
+from inflect.inference.outcomes import Prediction
+from inflect.inference.paradigm import CellForm, ParadigmRequest, Paradigms, read_requests
+from inflect.inference.paradigm_cells import ParadigmError, layout
+from inflect.inference.predictor import Predictor
+from inflect.inference.queries import InputError
 from inflect.text.languages import UnknownLanguageError
 from inflect.text.unimorph import dimension_of, ordered_features, part_of_speech, value_key
 

@@ -26,13 +26,8 @@ from inflect.decoding.beam import beam_search
 from inflect.decoding.ensemble import Ensemble, MemberBatches
 from inflect.decoding.protocol import Certificate
 from inflect.decoding.support import enumerate_support
-from inflect.inference.predictor import (
-    InputError,
-    Predictor,
-    load_predictor,
-    make_query,
-    read_queries,
-)
+from inflect.inference.predictor import InputError, Predictor, load_predictor, make_query
+from inflect.inference.queries import read_queries
 from inflect.inference.registry import (
     NoDefaultModelError,
     RegistryError,
@@ -45,7 +40,8 @@ from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import UnknownSymbolWarning, Vocab
 from inflect.text.languages import UnknownLanguageError, resolve
-from inflect.text.records import DataFormatError, parse_lines
+from inflect.text.parsing import parse_lines
+from inflect.text.records import DataFormatError
 from inflect.training.items import TrainingData
 from inflect.training.trainer import train
 
@@ -368,7 +364,7 @@ def test_every_line_gets_an_answer_or_an_error_record(ckpt, tmp_path):
     """Issue 37, item 5: not strict, a line that cannot be read (line 11: one field; line 12:
     not UTF-8; line 13: an empty lemma) takes its place as an error record naming its line, and
     every other line is answered, in order."""
-    from inflect.inference.predictor import ErrorRecord
+    from inflect.inference.outcomes import ErrorRecord
 
     predictor = Predictor.from_checkpoints([ckpt], chunk_size=4)
     good = [f"{lemma}\t{tags}" for lemma, tags in QUERIES] * 2
@@ -701,7 +697,7 @@ def test_cold_predict_imports_no_data_libraries(ckpt, option, heavy):
 
 
 def test_command_line_bytes_that_are_not_utf8_are_an_error():
-    from inflect.inference.predictor import InputError, make_query
+    from inflect.inference.queries import InputError, make_query
 
     lemma = b"K\xe4tze".decode("utf-8", "surrogateescape")  # what Python makes of such argv
     with pytest.raises(InputError, match="not UTF-8"):
@@ -710,7 +706,7 @@ def test_command_line_bytes_that_are_not_utf8_are_an_error():
 
 
 def test_blank_lines_in_an_input_file_are_reported_with_their_line(tmp_path):
-    from inflect.inference.predictor import read_queries
+    from inflect.inference.queries import read_queries
 
     path = tmp_path / "in.tsv"
     path.write_text("aa\tN;PL\n\nbb\tN;PL\n   \ncc\tN;PL\n", encoding="utf-8")

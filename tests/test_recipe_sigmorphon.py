@@ -22,7 +22,8 @@ import torch
 from safetensors import safe_open
 
 from inflect.evaluation.scoring import score_files
-from inflect.inference.predictor import Predictor, read_queries
+from inflect.inference.predictor import Predictor
+from inflect.inference.queries import read_queries
 from inflect.nn.checkpoint import MODEL_FILE
 from inflect.nn.config import Config
 from inflect.render.markdown import frame_markdown

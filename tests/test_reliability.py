@@ -34,13 +34,10 @@ from inflect.render.tables import (
     stats_table,
 )
 from inflect.render.tsv import PREDICTION_TSV_COLUMNS, prediction_2018, prediction_tsv, tsv_line
-from inflect.text.records import (
-    DataFormatError,
-    check_file,
-    detect_format,
-    iter_examples,
-    read_examples,
-)
+from inflect.text.layouts import detect_format
+from inflect.text.parsing import iter_examples
+from inflect.text.reading import check_file, read_examples
+from inflect.text.records import DataFormatError
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 

@@ -180,7 +180,8 @@ def _exact_match(records, rows) -> float:
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_readme_figures_of_the_shipped_ensemble_on_german_dev(conll2018, one_thread):
-    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import make_query
     from inflect.nn.vocab import UnknownSymbolWarning
 
     rows = _gold_rows(conll2018)
@@ -266,7 +267,8 @@ def test_every_language_resolves_to_its_most_accurate_shipped_model():
 def test_every_language_answers_with_its_default_model(conll2018, one_thread):
     """`inflect predict --lang L LEMMA TAGS` answers for each of the 103 languages: the first
     dev input of each gets a distribution whose probabilities sum to at most 1."""
-    from inflect.inference.predictor import Predictor, make_query
+    from inflect.inference.predictor import Predictor
+    from inflect.inference.queries import make_query
     from inflect.inference.registry import default_model
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.text.languages import all_languages

@@ -132,7 +132,8 @@ def test_a_line_on_an_open_pipe_is_answered_before_the_input_ends(tmp_path):
 
 
 def test_batch_composition_does_not_change_the_records():
-    from inflect.inference.predictor import load_predictor, make_query
+    from inflect.inference.predictor import load_predictor
+    from inflect.inference.queries import make_query
 
     predictor = load_predictor([], "german")
     queries = [make_query(*x.split("\t"), "german") for x in LINES]

@@ -18,7 +18,7 @@ from synthetic import item_batch
 
 from inflect.nn.checkpoint import load_model
 from inflect.nn.config import Config
-from inflect.text.records import read_examples
+from inflect.text.reading import read_examples
 from inflect.training.items import Item, TrainingData
 from inflect.training.trainer import train
 

@@ -142,7 +142,7 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
 def data_check(file: str, fmt: str) -> None:
     """Validate FILE and report every problem with its line; exit status 1 if any."""
     from inflect.render.tsv import check_lines, read_summary
-    from inflect.text.records import check_file, check_warnings
+    from inflect.text.reading import check_file, check_warnings
 
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
     for line in check_lines(parsed.errors):

@@ -27,12 +27,12 @@ def echo_tsv(render) -> None:
 def stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
     """Write each record as it comes (a rich table, or its lines flushed per record; TSV after a
     header line), warnings to stderr (each text once; a table shows them itself); an error record
-    (:class:`inflect.inference.predictor.ErrorRecord`) is written in its place and its message goes to
+    (:class:`inflect.inference.outcomes.ErrorRecord`) is written in its place and its message goes to
     stderr, and the command ends with status 1 after the last record when there was one; an
     error raised (``--strict``) ends it at once, what was written stays written."""
     import sys
 
-    from inflect.inference.predictor import ErrorRecord
+    from inflect.inference.outcomes import ErrorRecord
 
     console = None
     if fmt == "table":

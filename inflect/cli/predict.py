@@ -99,7 +99,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     check_setting(setting, models)
     fmt = output_format(out_format)
 
-    from inflect.inference.predictor import InputError, load_predictor, make_query, read_queries
+    from inflect.inference.predictor import InputError, load_predictor, make_query
+    from inflect.inference.queries import read_queries
     from inflect.inference.registry import NoDefaultModelError
     from inflect.lexicon import LexiconError
     from inflect.nn.vocab import UnknownSymbolWarning

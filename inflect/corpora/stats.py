@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from inflect.defaults import SETTINGS
 from inflect.text.languages import UnknownLanguageError, resolve
-from inflect.text.records import Example, ReadStats, language_from_filename, parse_file
+from inflect.text.reading import language_from_filename, parse_file
+from inflect.text.records import Example, ReadStats
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class AmbiguousInput:
         position: the input's index among the inputs examined (0-based).
         explanation: the :class:`inflect.inference.explain.Explanation` (attention of its strings), or None.
         attested: ``(form, source)`` of each form a lexicon attests for the input (the
-            record's :attr:`~inflect.inference.predictor.Outcome.attested`; empty without a lexicon).
+            record's :attr:`~inflect.inference.outcomes.Outcome.attested`; empty without a lexicon).
     """
 
     lemma: str
@@ -164,7 +164,7 @@ def ambiguity_report(
     """Group the inputs with more than one nonzero-probability form by tag bundle.
 
     Args:
-        predictions: :class:`inflect.inference.predictor.Prediction` records (``lemma``, ``tags``,
+        predictions: :class:`inflect.inference.outcomes.Prediction` records (``lemma``, ``tags``,
             ``language``, ``forms`` of ``(form, probability)``, ``complete``, ``certificate``,
             ``more_than``).
         gold: gold examples, matched to the records by language, lemma and tag bundle as

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from inflect import defaults
 from inflect.evaluation.scoring import score_predictions
 from inflect.evaluation.sparsity import sparsity_statistics
-from inflect.text.records import Example, Format, language_of_file, read_examples
+from inflect.text.reading import language_of_file, read_examples
+from inflect.text.records import Example, Format
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,7 +76,7 @@ class Evaluation:
             :data:`~inflect.evaluation.scoring.SCORE_COLUMNS`, then :data:`SPARSITY_COLUMNS`, then
             ``members`` (ensemble size) and ``beam``.
         gold: the gold inputs, in order.
-        searched: per gold input, the :class:`inflect.inference.predictor.Searched` (record + search result
+        searched: per gold input, the :class:`inflect.inference.searcher.Searched` (record + search result
             + support sizes), or None where the model could not take the input (``rejected``;
             e.g. a UniMorph feature unseen in training), which is scored as an empty prediction.
         errors: per rejected input, the reason.
@@ -94,7 +95,7 @@ class Evaluation:
 
     @property
     def predictions(self) -> list[Any]:
-        """The :class:`inflect.inference.predictor.Prediction` records (rejected inputs left out)."""
+        """The :class:`inflect.inference.outcomes.Prediction` records (rejected inputs left out)."""
         return [s.prediction for s in self.searched if s is not None]
 
 
@@ -106,7 +107,7 @@ def evaluate_predictor(
     language.
 
     The statistics of an input use its record (the forms and the certificate of
-    :meth:`~inflect.inference.predictor.Searcher.run_detailed`), the attention of the best token string
+    :meth:`~inflect.inference.searcher.Searcher.run_detailed`), the attention of the best token string
     (``beam.best.attention``, padding columns left out) and that string's per-step output support
     sizes (teacher forcing on the chunk's encoder pass). ``incomplete`` counts records that are
     not certified full support (their ``mean_strings`` contribution is a lower bound). The
@@ -192,32 +193,33 @@ def lexicon_overlap(lexicons: Any, gold: Sequence[Example]) -> dict[str, tuple[i
 
 
 def _search_all(predictor: Any, gold: list[Example]) -> tuple[list[Any], list[str]]:
-    """Every gold input searched in chunks (None and a reason where it is rejected)."""
-    from inflect.inference.predictor import InputError
+    """Every gold input searched in chunks of the predictor's ``chunk_size`` (its
+    :meth:`~inflect.inference.searcher.Searcher.stream_detailed`, an input it rejects leaving its
+    chunk whole), with the support sizes: a :class:`~inflect.inference.searcher.Searched` per
+    input, None and a reason where it is rejected.
+
+    Raises:
+        UnknownLanguageError: a gold language with no spec (before any search).
+    """
+    from inflect.inference.outcomes import ErrorRecord
     from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.text.languages import resolve
 
-    searched: list[Any] = [None] * len(gold)
+    for language in dict.fromkeys(e.language for e in gold):
+        if language:
+            resolve(language)  # an unknown name is an error of the call, not of an input
+    searched: list[Any] = []
     errors: list[str] = []
-    pending: list[tuple[int, Any]] = []
-
-    def flush() -> None:
-        results = predictor.run_detailed([item for _, item in pending], support_sizes=True)
-        for (index, _), result in zip(pending, results, strict=True):
-            searched[index] = result
-        pending.clear()
-
-    for index, example in enumerate(gold):
-        try:
-            with warnings.catch_warnings():  # unseen symbols: kept in the record's warnings
-                warnings.simplefilter("ignore", UnknownSymbolWarning)
-                pending.append((index, predictor.prepare(example)))
-        except InputError as exc:
-            errors.append(str(exc))
-            continue
-        if len(pending) >= predictor.chunk_size:
-            flush()
-    if pending:
-        flush()
+    with warnings.catch_warnings():  # unseen symbols: kept in the record's warnings
+        warnings.simplefilter("ignore", UnknownSymbolWarning)
+        for result in predictor.stream_detailed(
+            gold, support_sizes=True, whole_chunks=True, strict=False
+        ):
+            if isinstance(result.prediction, ErrorRecord):
+                errors.append(result.prediction.message)
+                searched.append(None)
+            else:
+                searched.append(result)
     return searched, errors
 
 
@@ -281,11 +283,11 @@ def load_gold(
         languages: language names or aliases; with ``gold_files``, one per file (default: from
             the file names, ``german-dev`` and ``german-test`` -> german), else the languages
             whose ``split`` is read.
-        split: a split of :func:`inflect.text.records.load_split` with gold forms (``"dev"``,
+        split: a split of :func:`inflect.corpora.splits.load_split` with gold forms (``"dev"``,
             ``"train-high"``, ...), read for each of ``languages`` when no gold file is given.
         gold_files: gold files (``lemma<TAB>form<TAB>tags``).
         data_dir: the data folder for ``split`` (default: :func:`inflect.corpora.manifests.data_dir`).
-        fmt: the layout of ``gold_files``: ``"auto"`` (:func:`inflect.text.records.detect_format`),
+        fmt: the layout of ``gold_files``: ``"auto"`` (:func:`inflect.text.layouts.detect_format`),
             ``"2018"``, ``"2023"`` or ``"covered"``.
 
     Raises:
@@ -294,8 +296,8 @@ def load_gold(
             UnknownLanguageError.
         FileNotFoundError: a missing split file; DataFormatError: a malformed line.
     """
+    from inflect.corpora.splits import load_split
     from inflect.text.languages import resolve
-    from inflect.text.records import load_split
 
     if gold_files:
         if languages and len(languages) != len(gold_files):

@@ -34,14 +34,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from inflect.text.records import (
-    Example,
-    Format,
-    Key,
-    input_key,
-    language_of_file,
-    read_inflections,
-)
+from inflect.text.reading import language_of_file, read_inflections
+from inflect.text.records import Example, Format, Key, input_key
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -204,15 +198,15 @@ def read_predictions(
     """Read a predictions file, ``lemma<TAB>form<TAB>tags`` (the scorer's guess format) or the
     2023 layout ``lemma<TAB>tags<TAB>form``.
 
-    Like :func:`inflect.text.records.read_inflections`, except that an empty (or whitespace-only)
+    Like :func:`inflect.text.reading.read_inflections`, except that an empty (or whitespace-only)
     predicted form is allowed and kept as written: a model may predict the empty string, and the
     scorer reads it as such.
 
     Args:
         path: the file.
         language: the language of every prediction (default: from the file name, as
-            :func:`inflect.text.records.language_from_filename`).
-        fmt: ``"auto"`` (:func:`inflect.text.records.detect_format`), ``"2018"`` or ``"2023"``.
+            :func:`inflect.text.reading.language_from_filename`).
+        fmt: ``"auto"`` (:func:`inflect.text.layouts.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The predictions in file order.
@@ -239,7 +233,7 @@ def score_files(
             :func:`inflect.text.languages.resolve`; default: each gold file's name
             (``german-dev`` -> ``german``).
         fmt: the layout of every file: ``"auto"`` (each file's, by
-            :func:`inflect.text.records.detect_format`), ``"2018"`` or ``"2023"``.
+            :func:`inflect.text.layouts.detect_format`), ``"2018"`` or ``"2023"``.
 
     Returns:
         The frame of :func:`score_predictions`.

@@ -42,7 +42,7 @@ class Explanation:
     """The attention of one prediction's output strings.
 
     Attributes:
-        prediction: the :class:`inflect.inference.predictor.Prediction` record.
+        prediction: the :class:`inflect.inference.outcomes.Prediction` record.
         source: the lemma's model symbols (S columns).
         target: the best string's target symbols, then :data:`EOS_LABEL` (T + 1 rows).
         attention: float32 numpy array [T + 1, S] of the best string: attention weights, rows sum
@@ -69,7 +69,7 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
         predictor: the :class:`inflect.inference.predictor.Predictor` that searched it (its first member's
             target vocabulary turns token ids into symbols, unknown symbols replaced by
             attention; the input's codec turns them into text).
-        searched: the :class:`inflect.inference.predictor.Searched` of :meth:`Predictor.run_detailed`.
+        searched: the :class:`inflect.inference.searcher.Searched` of :meth:`Predictor.run_detailed`.
         max_forms: most panels (output strings of nonzero probability, most probable first), ≥ 1.
 
     Returns:
@@ -120,7 +120,7 @@ def explain_all(predictor: Any, searched: list[Any], max_forms: int = 1) -> list
 
     Args:
         predictor: as :func:`explain_searched`.
-        searched: :class:`inflect.inference.predictor.Searched` records, or None (a rejected input).
+        searched: :class:`inflect.inference.searcher.Searched` records, or None (a rejected input).
         max_forms: as :func:`explain_searched`.
 
     Returns:
@@ -161,7 +161,7 @@ def explain(
         InputError, UnknownLanguageError: as :meth:`Predictor.prepare`.
         ValueError: as :func:`explain_searched`.
     """
-    from inflect.inference.predictor import make_query
+    from inflect.inference.queries import make_query
 
     item = predictor.prepare(make_query(lemma, tags, language))
     return explain_searched(predictor, predictor.run_detailed([item])[0], max_forms)

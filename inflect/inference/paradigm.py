@@ -4,17 +4,17 @@ The cells of a language and part of speech are the tag bundles its training data
 (:mod:`inflect.corpora.cells`, shipped with the package: no data folder is needed), of the training
 setting of the model that answers (``training.data.setting`` of its checkpoint; where the
 language has no data of that setting, the largest setting that has it). They are laid out as a
-reader expects (:func:`layout`): the dimensions of the UniMorph schema that vary across the
-cells (:mod:`inflect.text.unimorph`) give the columns (number), the rows (case, else person) and the
-blocks (every other varying dimension: mood, tense, aspect, ... for verbs), each ordered by the
-dimension's values (``SG`` before ``PL``; ``NOM``, ``GEN``, ...).
+reader expects (:func:`inflect.inference.paradigm_cells.layout`): the dimensions of the UniMorph
+schema that vary across the cells (:mod:`inflect.text.unimorph`) give the columns (number), the rows
+(case, else person) and the blocks (every other varying dimension: mood, tense, aspect, ... for
+verbs), each ordered by the dimension's values (``SG`` before ``PL``; ``NOM``, ``GEN``, ...).
 
 Every cell is one query of the :class:`~inflect.inference.predictor.Predictor`, through its public
-:meth:`~inflect.inference.predictor.Searcher.stream`: a paradigm's cells go in one call, searched together
-as one batch (the predictor's chunk is made at least as large as the paradigm, so the encoder
-runs once per cell and the beams of every cell advance together). Whatever the predictor puts in
-its records reaches the cell: a form that carries a ``source`` (an attested form, the lexicon of
-issue #36: ``"shared-task data"`` or ``FILE:LINE``) keeps it in :attr:`CellForm.source`.
+:meth:`~inflect.inference.searcher.Searcher.stream`: a paradigm's cells go in one call, searched
+together as one batch (the predictor's chunk is made at least as large as the paradigm, so the
+encoder runs once per cell and the beams of every cell advance together). Whatever the predictor
+puts in its records reaches the cell: a form that carries a ``source`` (an attested form, the
+lexicon of issue #36: ``"shared-task data"`` or ``FILE:LINE``) keeps it in :attr:`CellForm.source`.
 
 Python::
 
@@ -30,54 +30,29 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inflect import defaults
-from inflect.corpora.cells import CellTable, load_cells
 from inflect.decoding.protocol import Certificate
-from inflect.inference.predictor import Form, InputError, Prediction, Predictor, make_query
-from inflect.text.languages import resolve
+from inflect.inference.outcomes import Form, Prediction
+from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
+from inflect.inference.predictor import Predictor
+from inflect.inference.queries import InputError, make_query
 from inflect.text.records import TagBundle, control_problem
-from inflect.text.unimorph import DIMENSIONS, by_dimension, ordered_features, value_key
+from inflect.text.unimorph import ordered_features
 
 __all__ = [
     "Block",
     "Cell",
-    "CellCatalogue",
     "CellForm",
-    "Layout",
     "Paradigm",
-    "ParadigmError",
     "ParadigmRequest",
     "Paradigms",
-    "layout",
     "read_requests",
 ]
 
-#: Dimensions that give a grid's columns, and its rows, in order of preference.
-COLUMN_DIMENSIONS: tuple[str, ...] = ("number",)
-ROW_DIMENSIONS: tuple[str, ...] = ("case", "person")
-#: Names a user may give for a part of speech (any case), beside the UniMorph features.
-POS_ALIASES: Mapping[str, str] = {
-    "noun": "N",
-    "verb": "V",
-    "adjective": "ADJ",
-    "adj": "ADJ",
-    "adverb": "ADV",
-    "participle": "V.PTCP",
-}
-
-
-class ParadigmError(InputError):
-    """A paradigm that cannot be made: a part of speech the language lacks (or none given where
-    the language has several: the message lists them with their cell counts), a language without
-    shipped cells, a malformed ``--input`` line. An :class:`~inflect.inference.predictor.InputError`, so its
-    message reads ``FILE:LINE: what (value)`` where the input came from a file."""
-
-
-#: One form of a cell: the predictor's :class:`~inflect.inference.predictor.Form` (form, probability, and
-#: the source where it is attested), as the record gives it.
+#: One form of a cell: the predictor's :class:`~inflect.inference.outcomes.Form` (form, probability,
+#: and the source where it is attested), as the record gives it.
 CellForm = Form
 
 
@@ -87,16 +62,18 @@ class Cell:
 
     Attributes:
         tags: the tag bundle as the training data write it (``"N;IN+ESS;SG"``).
-        features: its UniMorph features in dimension order (:func:`inflect.text.unimorph.ordered_features`).
+        features: its UniMorph features in dimension order
+            (:func:`inflect.text.unimorph.ordered_features`).
         block: the features of the cell's block (e.g. ``("IND", "PRS")``; ``()``: the only block).
         row: the row's features, joined by ``;`` (``"IN+ESS"``; ``""``: no row dimension).
         column: the column's features (``"SG"``; ``""``: no column dimension).
         forms: the forms of nonzero probability found, most probable first.
-        certificate: the :class:`~inflect.decoding.Certificate` of the search (full support: the
-            forms are every form of nonzero probability).
+        certificate: the :class:`~inflect.decoding.Certificate` of the search (full support:
+            the forms are every form of nonzero probability).
         more_than: N when more than N forms have nonzero probability and N are listed, else None.
         warnings: e.g. symbols of the lemma unseen in training.
-        prediction: the :class:`~inflect.inference.predictor.Prediction` the predictor returned, as it came.
+        prediction: the :class:`~inflect.inference.outcomes.Prediction` the predictor returned, as
+            it came.
     """
 
     tags: str
@@ -161,82 +138,6 @@ class Block:
     def is_grid(self) -> bool:
         """True when the block has rows and columns both."""
         return self.rows != ("",) and self.columns != ("",)
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each cell of a paradigm goes.
-
-    Attributes:
-        row_dimension, column_dimension: the UniMorph dimension of the rows and of the columns
-            (None: none).
-        block_dimensions: the dimensions that make the blocks, in :data:`inflect.text.unimorph.DIMENSIONS`
-            order.
-        places: for each tag bundle given, in order, ``(block, row, column)``.
-        order: the indices of the bundles in reading order (block by block, row by row).
-    """
-
-    row_dimension: str | None
-    column_dimension: str | None
-    block_dimensions: tuple[str, ...]
-    places: tuple[tuple[tuple[str, ...], str, str], ...]
-    order: tuple[int, ...]
-
-
-def _features_key(features: Sequence[str]) -> tuple:
-    return tuple(value_key(f) for f in features)
-
-
-def layout(bundles: Sequence[Iterable[str]]) -> Layout:
-    """Lay out a paradigm's cells by UniMorph dimension.
-
-    The dimensions whose features differ between the bundles are the *varying* ones. The column
-    dimension is the first of :data:`COLUMN_DIMENSIONS` that varies, the row dimension the first
-    of :data:`ROW_DIMENSIONS`; where neither list varies and exactly two dimensions do, the one
-    with fewer values gives the columns, the other the rows; where one dimension varies, it gives
-    the rows (a list). Every other varying dimension makes the blocks. Blocks, rows and columns
-    are ordered by :func:`inflect.text.unimorph.value_key` of their features (a bundle without a
-    feature of the dimension first).
-
-    Args:
-        bundles: the tag bundles (sets of UniMorph features), N of them.
-
-    Returns:
-        The :class:`Layout`; two bundles of one place are an error.
-
-    Raises:
-        ValueError: two bundles with the same features.
-    """
-    grouped = [by_dimension(b) for b in bundles]
-    seen: set[tuple] = set()
-    for g in grouped:
-        key = tuple(sorted(g.items()))
-        if key in seen:
-            raise ValueError(f"tag bundle {';'.join(f for v in g.values() for f in v)} given twice")
-        seen.add(key)
-    varying = [d for d in DIMENSIONS if len({g.get(d, ()) for g in grouped}) > 1]
-    column = next((d for d in COLUMN_DIMENSIONS if d in varying), None)
-    row = next((d for d in ROW_DIMENSIONS if d in varying), None)
-    if column is None and row is None and len(varying) == 2:
-        a, b = varying
-        if len({g.get(a, ()) for g in grouped}) <= len({g.get(b, ()) for g in grouped}):
-            column, row = a, b
-        else:
-            column, row = b, a
-    elif column is None and row is None and len(varying) == 1:
-        row = varying[0]
-    blocks = tuple(d for d in varying if d not in (row, column))
-    places = []
-    keys = []
-    for g in grouped:
-        block = tuple(f for d in blocks for f in g.get(d, ()))
-        r = g.get(row, ()) if row else ()
-        c = g.get(column, ()) if column else ()
-        places.append((block, ";".join(r), ";".join(c)))
-        block_key = tuple(_features_key(g.get(d, ())) for d in blocks)
-        keys.append((block_key, _features_key(r), _features_key(c)))
-    order = tuple(sorted(range(len(places)), key=lambda i: keys[i]))
-    return Layout(row, column, blocks, tuple(places), order)
 
 
 @dataclass(frozen=True)
@@ -374,133 +275,9 @@ def _model_setting(predictor: Predictor) -> str | None:
     return None
 
 
-def _coarse(pos: str) -> str:
-    return pos.split(".", 1)[0]
-
-
-class CellCatalogue:
-    """The attested cells of every language (:mod:`inflect.corpora.cells`), chosen for a training
-    setting, with the part-of-speech checks and messages of ``inflect paradigm``; no model.
-
-    Args:
-        setting: the preferred training setting (``"high"``, ...; None: the largest with data
-            for the language); a language without data of it falls back to the largest setting
-            that has some.
-        cells_dir: folder of the cells files (default: the shipped :mod:`inflect.corpora.cells`).
-    """
-
-    def __init__(
-        self, setting: str | None = None, cells_dir: str | os.PathLike[str] | None = None
-    ) -> None:
-        if setting is not None and setting not in defaults.SETTINGS:
-            raise ValueError(
-                f"unknown setting {setting!r}; choose one of {', '.join(defaults.SETTINGS)}"
-            )
-        self.setting = setting
-        self.cells_dir = Path(cells_dir) if cells_dir is not None else None
-
-    def table(self, language: str) -> CellTable:
-        """The :class:`~inflect.corpora.cells.CellTable` for ``language`` (shared-task name).
-
-        Raises:
-            ParadigmError: no cells are shipped for the language.
-        """
-        order = list(defaults.SETTINGS)
-        if self.setting is not None:
-            order.remove(self.setting)
-            order.insert(0, self.setting)
-        for setting in order:
-            table = load_cells(setting, self.cells_dir)
-            if language in table.languages:
-                return table
-        raise ParadigmError(
-            f"no paradigm cells are shipped for {language}: the shared task has no training "
-            "data for it"
-        )
-
-    def parts_of_speech(self, language: str) -> dict[str, int]:
-        """Part of speech (as ``--pos`` takes it: ``N``, ``V``, ...) -> number of cells, for
-        ``language`` (any name or code), in :data:`inflect.text.unimorph.VALUES` order; ``V``
-        counts ``V.PTCP`` and the other verbal subtypes too.
-
-        Raises:
-            UnknownLanguageError: no language has this name.
-            ParadigmError: no cells are shipped for it.
-        """
-        name = resolve(language).name
-        counts: dict[str, int] = {}
-        for pos, n in self.table(name).parts_of_speech(name).items():
-            counts[_coarse(pos)] = counts.get(_coarse(pos), 0) + n
-            if "." in pos:
-                counts[pos] = n
-        return dict(sorted(counts.items(), key=lambda kv: value_key(kv[0])))
-
-    def _offer(self, name: str) -> str:
-        counts = self.parts_of_speech(name)
-
-        def cells(n: int) -> str:
-            return f"{n} cell{'s' if n != 1 else ''}"
-
-        offered = []
-        for pos, n in counts.items():
-            if "." in pos:
-                continue
-            subtypes = [f"{p} {m}" for p, m in counts.items() if p.startswith(pos + ".")]
-            inside = f", of which {', '.join(subtypes)}" if subtypes else ""
-            offered.append(f"{pos} ({cells(n)}{inside})")
-        return ", ".join(offered)
-
-    def part_of_speech(
-        self, name: str, pos: str | None, source: str | None, line: int | None
-    ) -> str:
-        """The part of speech asked for (any case, or an English name of :data:`POS_ALIASES`),
-        checked against the language's; ``source``/``line`` go into the error.
-
-        Raises:
-            ParadigmError: the language lacks it, or has several and none is given (the
-                message lists them with their cell counts).
-        """
-        counts = self.parts_of_speech(name)
-        coarse = [p for p in counts if "." not in p]
-        if pos is None or not pos.strip():
-            if len(coarse) == 1:
-                return coarse[0]
-            raise ParadigmError(
-                f"{name} has {len(coarse)} parts of speech; choose one with --pos (or a second "
-                f"column in --input): {self._offer(name)}",
-                None,
-                source,
-                line,
-            )
-        given = pos.strip()
-        given = POS_ALIASES.get(given.casefold(), given)
-        match = next((p for p in counts if p.casefold() == given.casefold()), None)
-        if match is None:
-            split = self.table(name).split_name
-            raise ParadigmError(
-                f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
-                None,
-                source,
-                line,
-            )
-        return match
-
-    def cells(self, language: str, pos: str | None = None) -> tuple[TagBundle, ...]:
-        """The cells of ``language`` and ``pos`` in reading order (:func:`layout`).
-
-        Raises:
-            UnknownLanguageError: no language has this name.
-            ParadigmError: the language has no such part of speech (or several and none given).
-        """
-        name = resolve(language).name
-        chosen = self.part_of_speech(name, pos, None, None)
-        bundles = self.table(name).bundles(name, chosen)
-        found = layout([b.features for b in bundles])
-        return tuple(bundles[i] for i in found.order)
-
-
 class Paradigms:
-    """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an ensemble).
+    """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an
+    ensemble).
 
     Args:
         predictor: the predictor every cell is asked of (its public :meth:`stream`).
@@ -575,7 +352,7 @@ class Paradigms:
         pos: str | None = None,
     ) -> Iterator[Paradigm]:
         """The paradigm of each request, in order, each yielded as soon as it is searched (one
-        :meth:`~inflect.inference.predictor.Searcher.stream` call, one batch, per paradigm).
+        :meth:`~inflect.inference.searcher.Searcher.stream` call, one batch, per paradigm).
 
         Args:
             requests: the requests (a lazy iterable is read one request at a time).
@@ -675,6 +452,6 @@ def _blocks(cells: Sequence[Cell]) -> tuple[Block, ...]:
     out = []
     for label, (rows, columns, where) in blocks.items():
         # columns: in value order across the whole block (first-seen order may differ by row)
-        cols = sorted(columns, key=lambda c: _features_key(c.split(";")) if c else ())
+        cols = sorted(columns, key=lambda c: features_key(c.split(";")) if c else ())
         out.append(Block(label, tuple(rows), tuple(cols), where))
     return tuple(out)

@@ -2,11 +2,11 @@
 
 :func:`with_idle_marks` reads an iterable on a thread of its own and passes its items on as
 they come, with an :data:`IDLE` mark put in where no item has arrived for ``idle`` seconds. A
-consumer that collects items into batches (:meth:`inflect.inference.predictor.Searcher.stream`) searches the
+consumer that collects items into batches (:meth:`inflect.inference.searcher.Searcher.stream`) searches the
 batch collected so far at the mark: a line typed in a terminal, or written to a pipe that stays
 open, is answered at once, while input that comes quickly (a file, a fast pipe) still fills
 whole batches. Batch composition never changes an answer (each input has its own output length
-limit, :meth:`inflect.inference.predictor.Searcher.max_output_len`).
+limit, :meth:`inflect.inference.searcher.Searcher.max_output_len`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def with_idle_marks(
     without a limit: one mark per pause, no busy loop).
 
     Args:
-        items: any iterable (e.g. :func:`inflect.inference.predictor.read_queries` of standard input); it is
+        items: any iterable (e.g. :func:`inflect.inference.queries.read_queries` of standard input); it is
             iterated on the reader thread only.
         idle: the pause, in seconds (> 0), after which :data:`IDLE` is yielded.
         buffer: the most items read ahead of the consumer (the reader waits beyond it, so a

@@ -1,13 +1,13 @@
 """Translation with a checkpoint that carries its own codec: sentence -> every output of nonzero
 probability, with a certificate.
 
-The same search as inflection (:class:`inflect.inference.predictor.Searcher`: one encoder pass per chunk, beam
-search, certificates, widening of the beam towards the full support, ensembles) on a model trained
-on sentence pairs (no tag bundle, no language symbol). The raw source sentence is split into the
-model's symbols by the checkpoint's codec (:mod:`inflect.text.codec`, e.g. SentencePiece pieces), and
-every output string is detokenised by the same codec. Results are :class:`Translation` records:
-the ``source`` sentence, the language ``pair`` (e.g. ``"de-en"``) and the translations with their
-probabilities.
+The same search as inflection (:class:`inflect.inference.searcher.Searcher`: one encoder pass per
+chunk, beam search, certificates, widening of the beam towards the full support, ensembles) on a
+model trained on sentence pairs (no tag bundle, no language symbol). The raw source sentence is
+split into the model's symbols by the checkpoint's codec (:mod:`inflect.text.codec`, e.g.
+SentencePiece pieces), and every output string is detokenised by the same codec. Results are
+:class:`Translation` records: the ``source`` sentence, the language ``pair`` (e.g. ``"de-en"``) and
+the translations with their probabilities.
 
 Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models", ACL, section 5.2
 (German→English on Multi30k) is the setting this serves.
@@ -23,14 +23,14 @@ from typing import Any
 
 import torch
 
-from inflect.inference.predictor import InputError, Outcome, Prepared, Record, Searcher
+from inflect import defaults
+from inflect.inference.outcomes import Outcome, Record
+from inflect.inference.queries import InputError, Prepared
+from inflect.inference.searcher import Searcher
 from inflect.nn.checkpoint import LoadedModel
 from inflect.text.records import control_problem
 
-__all__ = ["MAX_SENTENCE_LEN", "SentenceQuery", "Translation", "Translator", "read_sentences"]
-
-#: The longest source sentence accepted, in codec symbols (subword pieces).
-MAX_SENTENCE_LEN = 200
+__all__ = ["SentenceQuery", "Translation", "Translator", "read_sentences"]
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class Translation(Record):
             not say).
         file: the file the sentence came from, or None.
         forms: the translations, most probable first, with their probabilities; certificate,
-            more_than, beam_certificate, method: see :class:`inflect.inference.predictor.Outcome`;
-            warnings, line: see :class:`inflect.inference.predictor.Record`.
+            more_than, beam_certificate, method: see :class:`inflect.inference.outcomes.Outcome`;
+            warnings, line: see :class:`inflect.inference.outcomes.Record`.
     """
 
     source: str
@@ -125,14 +125,15 @@ class Translator(Searcher):
             language symbol), each with its codec (:class:`~inflect.nn.checkpoint.LoadedModel`).
         pair: the label of the language pair in the records (default: the checkpoint's
             ``source_language-target_language``, else ``"translation"``).
-        max_input_len: the longest source accepted, in codec symbols.
-        **options: as :class:`~inflect.inference.predictor.Searcher` (``beam_size``, ``max_forms``,
+        max_input_len: the longest source accepted, in codec symbols
+            (:data:`inflect.defaults.MAX_SENTENCE_LEN`).
+        **options: as :class:`~inflect.inference.searcher.Searcher` (``beam_size``, ``max_forms``,
             ``support``, ``chunk_size``, ``max_beam``).
 
     Raises:
         ValueError: a model without codec or one with tag features (an inflection model: the
             message says to use ``inflect predict``), members whose codecs differ, or as
-            :class:`~inflect.inference.predictor.Searcher`.
+            :class:`~inflect.inference.searcher.Searcher`.
     """
 
     def __init__(
@@ -140,7 +141,7 @@ class Translator(Searcher):
         models: Sequence[LoadedModel],
         *,
         pair: str | None = None,
-        max_input_len: int = MAX_SENTENCE_LEN,
+        max_input_len: int = defaults.MAX_SENTENCE_LEN,
         **options: Any,
     ) -> None:
         super().__init__(models, max_input_len=max_input_len, **options)
@@ -226,7 +227,7 @@ class Translator(Searcher):
         )
 
     def translate(self, sentence: str) -> Translation:
-        """Translate one sentence (see :meth:`~inflect.inference.predictor.Searcher.stream`).
+        """Translate one sentence (see :meth:`~inflect.inference.searcher.Searcher.stream`).
 
         Raises:
             InputError: as :meth:`prepare`.

@@ -7,7 +7,7 @@ search (the model is searched either way, so a user sees where it agrees).
 
 - :class:`FileLexicon`: a user's files in the UniMorph layouts (``lemma<TAB>form<TAB>tags``, the
   2018 layout, or ``lemma<TAB>tags<TAB>form``, the 2023 layout, detected as everywhere), read by
-  :func:`inflect.text.records.parse_file` (the same errors, with file and line).
+  :func:`inflect.text.reading.parse_file` (the same errors, with file and line).
 - :class:`ShippedLexicon`: the attested pairs of CoNLL–SIGMORPHON 2018 task 1 (train-high,
   train-medium, train-low and dev of each language), stored in the package as one Parquet file
   with one row group per language (:mod:`inflect.lexicon.store`), read one language at a time.

@@ -6,14 +6,15 @@ import os
 from collections.abc import Sequence
 
 from inflect.lexicon.core import Attestation, LexiconError, lemma_key
-from inflect.text.records import Format, TagBundle, language_of_file, read_inflections
+from inflect.text.reading import language_of_file, read_inflections
+from inflect.text.records import Format, TagBundle
 
 __all__ = ["FileLexicon"]
 
 
 def file_language(path: str | os.PathLike[str], language: str | None) -> str:
     """The language of a lexicon file: the one its name gives (``german.tsv``, ``de-words``,
-    ``german-train-high``: :func:`inflect.text.records.language_of_file`), else ``language``.
+    ``german-train-high``: :func:`inflect.text.reading.language_of_file`), else ``language``.
 
     Raises:
         LexiconError: neither names a known language (the message says how to give one).
@@ -37,8 +38,8 @@ class FileLexicon:
     """Attested forms read from files, all read at once (one layer of :class:`Lexicons`).
 
     Each file is ``lemma<TAB>form<TAB>tags`` (2018) or ``lemma<TAB>tags<TAB>form`` (2023), told
-    apart by where the tag bundles are (:func:`inflect.text.records.detect_format`) unless ``fmt`` says;
-    read by :func:`inflect.text.records.read_inflections`: UTF-8, blank lines skipped, every other defect
+    apart by where the tag bundles are (:func:`inflect.text.layouts.detect_format`) unless ``fmt`` says;
+    read by :func:`inflect.text.reading.read_inflections`: UTF-8, blank lines skipped, every other defect
     an error naming the file and the line. Lemmas and forms are brought to the language's data
     normalisation; the tag bundle is a :class:`~inflect.text.records.TagBundle` (order-free). Several
     forms of one input are all kept, in file order (the files in the order given); a form

@@ -76,7 +76,12 @@ class Batch:
         return self.source.shape[0]
 
     def to(self, device: torch.device | str) -> Batch:
-        """The same batch with every tensor on ``device``."""
+        """The same batch with every tensor on ``device``: the batch itself where every tensor
+        is there already (as :meth:`torch.Tensor.to`), so that a batch made on its model's
+        device is not moved again."""
+        target = torch.device(device)
+        if all(v.device == target for v in vars(self).values() if isinstance(v, Tensor)):
+            return self
         moved = {
             f.name: (v.to(device) if isinstance(v, Tensor) else v)
             for f in dataclasses.fields(self)
@@ -142,6 +147,8 @@ class EncodedItems:
             optional when the model knows a single language.
         targets: N target symbol sequences (training / teacher forcing), or None.
         warn: warn about symbols and features unseen in training.
+        known_features: every feature is in ``vocabs.feature`` (the caller checked, e.g. the
+            predictor's ``prepare``): they are mapped to ids without a membership test.
 
     Raises:
         ValueError: on an empty source, mismatched lengths, missing features, or an unknown
@@ -157,6 +164,7 @@ class EncodedItems:
         targets: Sequence[Sequence[str]] | None = None,
         *,
         warn: bool = True,
+        known_features: bool = False,
     ) -> None:
         n = len(sources)
         for name, seqs in (("features", features), ("languages", languages), ("targets", targets)):
@@ -168,7 +176,9 @@ class EncodedItems:
             if len(s) == 0:
                 raise ValueError(f"source {i} is empty")
             self.source.append(torch.tensor(vocabs.source.encode(s, warn=warn), dtype=torch.long))
-        self.features = self._features(vocabs.feature, features, n, warn, vocabs.multiset)
+        self.features = self._features(
+            vocabs.feature, features, n, warn, vocabs.multiset, known_features
+        )
         self.languages = self._languages(vocabs.language, languages, n)
         self.targets: list[Tensor] | None = None
         if targets is not None:
@@ -186,6 +196,7 @@ class EncodedItems:
         n: int,
         warn: bool,
         multiset: bool = False,
+        known: bool = False,
     ) -> list[Tensor] | None:
         if vocab is None:
             return None
@@ -193,16 +204,19 @@ class EncodedItems:
             raise ValueError("this model needs the tag-bundle features of every example")
         rows = []
         for feats in features:
-            ids: list[int] = []
-            for f in feats:
-                if f in vocab:
-                    ids.append(vocab.index(f))
-                elif warn:
-                    warnings.warn(
-                        f"UniMorph feature {f!r} was not seen in training; it is left out",
-                        UnknownSymbolWarning,
-                        stacklevel=4,
-                    )
+            if known:
+                ids = [vocab.index(f) for f in feats]
+            else:
+                ids = []
+                for f in feats:
+                    if f in vocab:
+                        ids.append(vocab.index(f))
+                    elif warn:
+                        warnings.warn(
+                            f"UniMorph feature {f!r} was not seen in training; it is left out",
+                            UnknownSymbolWarning,
+                            stacklevel=4,
+                        )
             if not multiset:
                 ids = list(set(ids))
             rows.append(torch.tensor(sorted(ids), dtype=torch.long))  # a canonical order
@@ -276,6 +290,7 @@ def make_batch(
     *,
     device: torch.device | str = "cpu",
     warn: bool = True,
+    known_features: bool = False,
 ) -> Batch:
     """Encode B examples into one padded :class:`Batch` (see :class:`EncodedItems`).
 
@@ -285,9 +300,10 @@ def make_batch(
     """
     if len(sources) == 0:
         raise ValueError("cannot make an empty batch")
-    return EncodedItems(vocabs, sources, features, languages, targets, warn=warn).batch(
-        device=device
+    items = EncodedItems(
+        vocabs, sources, features, languages, targets, warn=warn, known_features=known_features
     )
+    return items.batch(device=device)
 
 
 def output_symbols(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only
     from inflect.inference.explain import AttentionPanel, Explanation
 
-#: A certificate's words on an HTML badge (:class:`inflect.decoding.search.Certificate` values).
+#: A certificate's words on an HTML badge (:class:`inflect.decoding.Certificate` values).
 CERTIFICATE_BADGES = {
     "full_support": "full support",
     "mode_only": "mode only",
@@ -40,7 +40,7 @@ def percent_text(value: float) -> str:
 
 
 def is_error(pred: Any) -> bool:
-    """True for an :class:`inflect.inference.predictor.ErrorRecord` (an input that got no answer)."""
+    """True for an :class:`inflect.inference.outcomes.ErrorRecord` (an input that got no answer)."""
     return hasattr(pred, "message") and not hasattr(pred, "forms")
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.corpora.stats import SplitStats
     from inflect.evaluation.ambiguity import AmbiguityReport
     from inflect.inference.explain import Explanation
-    from inflect.inference.predictor import Record
+    from inflect.inference.outcomes import Record
     from inflect.inference.registry import ShippedModel
     from inflect.training.queue import LanguageStatus
 
@@ -229,7 +229,7 @@ def prediction_table(pred: Record) -> Group:
     """One prediction as a table: the attested forms first (marked ``attested``, with their
     source), then the model's forms with probabilities (number and bar), the model's certificate
     in words, the model that answered, then any warnings; an
-    :class:`~inflect.inference.predictor.ErrorRecord` as one line ``error: …``. On a narrow terminal the
+    :class:`~inflect.inference.outcomes.ErrorRecord` as one line ``error: …``. On a narrow terminal the
     bars go first, then the table becomes plain lines: a form or a number is never dropped,
     cut or wrapped inside a table cell."""
     if is_error(pred):

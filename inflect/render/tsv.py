@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.corpora.stats import SplitStats
     from inflect.evaluation.ambiguity import AmbiguityReport
     from inflect.inference.explain import Explanation
-    from inflect.inference.predictor import Form, Prediction, Record
+    from inflect.inference.outcomes import Record
+    from inflect.inference.predictor import Form, Prediction
     from inflect.inference.registry import ShippedModel
     from inflect.text.records import DataFormatError, ReadStats
     from inflect.training.queue import LanguageStatus
@@ -185,7 +186,7 @@ def prediction_tsv(pred: Record) -> str:
     have nonzero probability; ``rank`` is the form's place in the answer (1: the first, an
     attested form where there is one); probabilities are written with Python's shortest
     round-trip ``repr``. Where the model finished no form, one line has ``rank``, ``form``,
-    ``probability`` (and ``source``) empty. An :class:`~inflect.inference.predictor.ErrorRecord` (an input
+    ``probability`` (and ``source``) empty. An :class:`~inflect.inference.outcomes.ErrorRecord` (an input
     that got no answer; its message goes to standard error) has one line with the input's
     fields as far as they were read, certificate ``error``, count ``0`` and the rest empty.
 
@@ -194,7 +195,8 @@ def prediction_tsv(pred: Record) -> str:
     """
     if is_error(pred):
         return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None])
-    from inflect.inference.predictor import MODEL_SOURCE, Prediction
+    from inflect.inference.outcomes import MODEL_SOURCE
+    from inflect.inference.predictor import Prediction
 
     with_source = isinstance(pred, Prediction)
     model_count = len(pred.model_forms)
@@ -233,7 +235,7 @@ def prediction_2018(pred: Prediction) -> str | None:
     """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags``: the first form
     of the answer (the first attested form where a lexicon holds the input, else the model's
     most probable; empty when there is none), as `inflect evaluate --pred` reads it. An
-    :class:`~inflect.inference.predictor.ErrorRecord` with its lemma and tags read gives the line with an
+    :class:`~inflect.inference.outcomes.ErrorRecord` with its lemma and tags read gives the line with an
     empty form (scored as wrong); one of a line that could not be read gives None (no line: its
     message goes to standard error)."""
     if is_error(pred):

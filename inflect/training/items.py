@@ -173,8 +173,8 @@ def load_data(
     Raises:
         ValueError: an unknown setting or language; FileNotFoundError: a missing file.
     """
+    from inflect.corpora.splits import load_split
     from inflect.text.languages import all_languages, resolve
-    from inflect.text.records import load_split
 
     if setting not in defaults.SETTINGS:
         raise ValueError(f"setting must be high, medium or low, got {setting!r}")

@@ -25,9 +25,9 @@ from collections import Counter
 
 from inflect.corpora.cells import FORMAT, cells_file
 from inflect.corpora.manifests import locate
+from inflect.corpora.splits import load_split
 from inflect.defaults import SETTINGS
 from inflect.text.languages import all_languages
-from inflect.text.records import load_split
 from inflect.text.unimorph import part_of_speech
 
 

@@ -2,7 +2,7 @@
 
 Reads train-high, train-medium, train-low and dev of every language of ``langs/`` (the files a
 language has; the data the shipped models were trained and selected on) with the project's reader
-(:func:`inflect.text.records.read_inflections`) and writes them with
+(:func:`inflect.text.reading.read_inflections`) and writes them with
 :func:`inflect.lexicon.write_store`: one Parquet row group per language, each pair kept once with
 the first split (in the order above) and line that holds it.
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     from inflect.corpora.manifests import locate
     from inflect.lexicon.store import SHIPPED_STORE, write_store
     from inflect.text.languages import all_languages
-    from inflect.text.records import read_inflections
+    from inflect.text.reading import read_inflections
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True, help="The conll2018-task1 folder (or parent).")

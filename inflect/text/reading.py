@@ -1,0 +1,223 @@
+"""Reading inflection files: bytes -> lines -> examples, with the reader's statistics.
+
+:func:`parse_file` reads a whole file (UTF-8, strict: a line that is not is an error naming its
+first bad byte) through :func:`inflect.text.parsing.parse_lines`; :func:`read_examples` and
+:func:`read_inflections` (forms required) give its examples; :func:`check_file` and
+:func:`check_warnings` collect every problem and every oddity of a file for ``inflect data
+check``. The language of a shared-task file comes from its name (:func:`language_from_filename`,
+:func:`language_of_file`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from inflect.text.parsing import parse_lines
+from inflect.text.records import SPLITS, DataFormatError, Example, Format, ParsedFile
+
+__all__ = [
+    "check_file",
+    "check_warnings",
+    "language_from_filename",
+    "language_of_file",
+    "parse_file",
+    "read_examples",
+    "read_inflections",
+]
+
+def language_from_filename(path: str | os.PathLike[str]) -> str:
+    """The language of a shared-task file from its name: ``german-train-high`` -> ``german``,
+    and ``german-test`` (the name of the shared task's gold test files) -> ``german``.
+
+    Falls back to the file's stem when the name does not end with a known split.
+    """
+    name = Path(path).name
+    for split in (*SPLITS, "test"):
+        if name.endswith("-" + split) and len(name) > len(split) + 1:
+            return name[: -len(split) - 1]
+    return Path(path).stem
+
+
+def language_of_file(path: str | os.PathLike[str]) -> str:
+    """The shared-task name of the language a file's name gives (:func:`language_from_filename`,
+    then :func:`inflect.text.languages.resolve`): ``german-dev`` -> ``german``, ``de-dev`` ->
+    ``german``.
+
+    Raises:
+        ValueError: the name gives no known language; the message names the file, the closest
+            languages, and says to give the language (``--lang``) instead.
+    """
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    name = language_from_filename(path)
+    try:
+        return resolve(name).name
+    except UnknownLanguageError as exc:
+        raise ValueError(
+            f"{path}: its language is taken from the file name, and {exc}; name the file "
+            "LANGUAGE-dev (or LANGUAGE-test ...) or give the language with --lang"
+        ) from None
+
+
+def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None) -> list[str]:
+    """Split bytes on LF and decode each line as UTF-8 (strict).
+
+    Raises DataFormatError at the first undecodable line, unless ``errors`` collects them: such
+    a line is then reported there and replaced by an empty placeholder, so that the numbering of
+    the others stays right.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return text.split("\n")
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            error = DataFormatError(
+                source,
+                number,
+                f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
+                raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
+            )
+            if errors is None:
+                raise error from None
+            errors.append(error)
+            lines.append("")  # reported; kept as a placeholder so numbering stays right
+    return lines
+
+def parse_file(
+    path: str | os.PathLike[str],
+    language: str | None = None,
+    fmt: Format = "auto",
+    *,
+    collect_errors: bool = False,
+    empty_form: bool = False,
+) -> ParsedFile:
+    """Read a data file into examples plus the reader's statistics.
+
+    Args:
+        path: the file.
+        language: the language stored in each example; by default taken from the file name
+            (``german-train-high`` -> ``german``).
+        fmt: ``"auto"`` (:func:`inflect.text.layouts.detect_layout`), ``"2018"``, ``"covered"``,
+            ``"2023"``.
+        collect_errors: report every problem in :attr:`~inflect.text.records.ParsedFile.errors`
+            instead of raising.
+        empty_form: accept an empty form (see :func:`inflect.text.parsing.parse_lines`).
+
+    Raises:
+        DataFormatError: a malformed line (unless ``collect_errors``).
+        OSError: the file cannot be read.
+    """
+    source = str(path)
+    data = Path(path).read_bytes()
+    line_errors: list[DataFormatError] | None = [] if collect_errors else None
+    lines = _decode_lines(data, source, line_errors)
+    return parse_lines(
+        lines,
+        source=source,
+        language=language if language is not None else language_from_filename(path),
+        fmt=fmt,
+        collect_errors=collect_errors,
+        line_errors=line_errors,
+        empty_form=empty_form,
+    )
+
+
+def read_inflections(
+    path: str | os.PathLike[str],
+    language: str | None = None,
+    fmt: Format = "auto",
+    *,
+    empty_form: bool = False,
+) -> list[Example]:
+    """Read a file of lemmas, tag bundles *and forms* (gold or predictions): 2018 or 2023 layout.
+
+    Args:
+        path: the file.
+        language: as :func:`parse_file`.
+        fmt: ``"auto"`` (:func:`inflect.text.layouts.detect_layout`), ``"2018"`` or ``"2023"``.
+        empty_form: accept an empty form, kept as written (a predictions file).
+
+    Raises:
+        DataFormatError: a malformed line, or a file without forms (two fields: the covered
+            layout).
+        OSError: the file cannot be read.
+    """
+    parsed = parse_file(path, language, fmt, empty_form=empty_form)
+    if parsed.stats.fmt == "covered":
+        raise DataFormatError(
+            str(path),
+            None,
+            "the file has no forms (2 fields: lemma, tags); "
+            "give lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
+            "(2023)",
+        )
+    return parsed.examples
+
+
+def read_examples(
+    path: str | os.PathLike[str], language: str | None = None, fmt: Format = "auto"
+) -> list[Example]:
+    """Read a data file into a list of :class:`~inflect.text.records.Example` (see
+    :func:`parse_file`).
+
+    Raises:
+        DataFormatError: at the first malformed line, with file, line and value.
+        OSError: the file cannot be read.
+    """
+    return parse_file(path, language, fmt).examples
+
+def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile:
+    """Validate a file and collect *every* problem (see
+    :attr:`~inflect.text.records.ParsedFile.errors`).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    return parse_file(path, fmt=fmt, collect_errors=True)
+
+
+def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
+    """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
+
+    A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
+    (removed), and a lemma or form with leading or trailing whitespace (kept: spaces are data).
+    """
+    found: list[DataFormatError] = []
+    for ex in parsed.examples:
+        source = ex.source or parsed.stats.source
+        if ex.tags.had_duplicates:
+            found.append(
+                DataFormatError(
+                    source,
+                    ex.line,
+                    "tag bundle repeats a feature (counted: a bundle is a multiset)",
+                    ex.tags.text,
+                )
+            )
+        if ex.tags.had_padding:
+            found.append(
+                DataFormatError(
+                    source,
+                    ex.line,
+                    "spaces around a feature of the tag bundle (removed)",
+                    ex.tags.text,
+                )
+            )
+        for what, text in (("lemma", ex.lemma), ("form", ex.form)):
+            if text is not None and text != text.strip():
+                found.append(
+                    DataFormatError(
+                        source,
+                        ex.line,
+                        f"{what} begins or ends with whitespace (kept as data)",
+                        text,
+                    )
+                )
+    return found
