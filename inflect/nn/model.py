@@ -303,7 +303,6 @@ class Seq2Seq(nn.Module):
         return model
 
 
-
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
     """Where a model runs: ``"auto"`` -> CUDA when available, else CPU; otherwise
     ``torch.device(device)`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``, a :class:`torch.device`).
