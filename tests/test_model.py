@@ -136,8 +136,8 @@ def test_every_mapping_combination_trains_one_step(attention, output):
     (loss / n).backward()
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     assert all(torch.isfinite(g).all() for g in grads)
-    assert model.generator.weight.grad.abs().sum() > 0
-    assert model.source_embedding.weight.grad.abs().sum() > 0
+    assert model.decoder.generator.weight.grad.abs().sum() > 0
+    assert model.encoder.source_embedding.weight.grad.abs().sum() > 0
     opt.step()
     model.eval()
     with torch.no_grad():
@@ -163,7 +163,7 @@ def test_learnable_attention_alpha_gets_a_gradient():
     assert float(model.attention_alpha.detach()) == pytest.approx(1.5)
     loss, n = model.loss(batch_of(model))
     (loss / n).backward()
-    grad = model.attention_alpha_raw.grad
+    grad = model.decoder.attention.alpha_raw.grad
     assert grad is not None and torch.isfinite(grad)
     assert float(grad.abs()) > 0  # α is in the graph, not merely a leaf that got a zero
 
@@ -206,14 +206,14 @@ def attention_oracle(model, state, new_state, alpha: float) -> torch.Tensor:
     if model.config.attention_score == "dot":
         keys = memory
     else:
-        w = model.score_proj.weight.double()
+        w = model.decoder.attention.key_proj.weight.double()
         keys = memory @ w.T
-        if model.score_proj.bias is not None:
-            keys = keys + model.score_proj.bias.double()
+        if model.decoder.attention.key_proj.bias is not None:
+            keys = keys + model.decoder.attention.key_proj.bias.double()
     query = new_state.h[-1].double()
     if model.config.attention_score == "mlp":
-        w_q = model.score_query.weight.double()
-        v = model.score_v.weight.double()[0]
+        w_q = model.decoder.attention.query_proj.weight.double()
+        v = model.decoder.attention.v.weight.double()[0]
         scores = (torch.tanh((query @ w_q.T)[:, None, :] + keys) * v).sum(-1)
     else:
         scores = (keys * query[:, None, :]).sum(-1)
@@ -305,7 +305,7 @@ def test_step_matches_teacher_forced_forward_and_reorder_gathers_rows(output):
     model = tiny_model("entmax15", output, copy=True)
     batch = batch_of(model)
     with torch.no_grad():
-        model.generator.weight.mul_(20.0)  # peaked outputs, so the sparse mappings have zeros
+        model.decoder.generator.weight.mul_(20.0)  # peaked outputs, so the sparse mappings have zeros
         model.eval()
         logits, attn = model(batch)
         state = model.start(batch)
@@ -359,10 +359,10 @@ def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
         state = model.encode(batch)
         feeds = []
         for t in range(batch.target_in.shape[1]):
-            feed, _, state = model._decode_step(state, batch.target_in[:, t])
+            feed, _, state = model.decoder.step(state, batch.target_in[:, t])
             feeds.append(feed)
-        plain = model.generator(torch.stack(feeds, 1))
-        gate = torch.nn.functional.softplus(model.copy_gate(torch.stack(feeds, 1)))
+        plain = model.decoder.generator(torch.stack(feeds, 1))
+        gate = torch.nn.functional.softplus(model.decoder.copy_gate(torch.stack(feeds, 1)))
     # by hand: symbol v gets the attention mass of the source positions holding v
     for b, src in enumerate(["abca", "ge"]):
         for t in range(logits.shape[1]):
@@ -394,3 +394,54 @@ def test_concat_states_stacks_rows_like_reorder():
     assert torch.equal(p_joined, p_expected) and torch.equal(a_joined, a_expected)
     with pytest.raises(ValueError, match="at least one"):
         model.concat_states([])
+
+
+# ------------------------------------------------------------------------- checkpoint layout
+#: The tensor names (in order) of a two-layer ``mlp``-score model with a learned attention α and
+#: the copy bias, as the 0.1 model (one flat module) wrote them into every checkpoint.
+FLAT_NAMES = [
+    "attention_alpha_raw",
+    "source_embedding.weight",
+    "target_embedding.weight",
+    "feature_embedding.weight",
+    "language_embedding.weight",
+    *(
+        f"encoder.{kind}_{m}_l{layer}{rev}"
+        for layer in (0, 1)
+        for rev in ("", "_reverse")
+        for kind, m in itertools.product(("weight", "bias"), ("ih", "hh"))
+    ),
+    *(f"decoder.{i}.{k}_{m}" for i in (0, 1) for k in ("weight", "bias") for m in ("ih", "hh")),
+    "score_proj.weight",
+    "score_proj.bias",
+    "score_query.weight",
+    "score_v.weight",
+    "combine.weight",
+    "generator.weight",
+    "generator.bias",
+    "copy_gate.weight",
+    "copy_gate.bias",
+]
+
+
+def test_weights_keep_the_checkpoint_names_and_the_parameter_order():
+    """The encoder/decoder modules store their tensors under the 0.1 checkpoint names, in the
+    0.1 order, and model.parameters() keeps that order (optimizer states index it)."""
+    torch.manual_seed(0)
+    symbols = Vocab.build(["abcdefg"], name="symbol")
+    feats = Vocab(["N", "PL"], specials=(PAD,), name="feature")
+    langs = Vocab(["xx"], specials=(), name="language")
+    cfg = Config.from_preset(
+        "tiny", layers=2, attention_score="mlp", learn_attention_alpha=True, copy_bias=True
+    )
+    model = Seq2Seq(cfg, symbols, symbols, feats, langs)
+    state = model.state_dict()
+    assert list(state) == FLAT_NAMES
+    assert [p.data_ptr() for p in model.parameters()] == [state[n].data_ptr() for n in FLAT_NAMES]
+    again = Seq2Seq(cfg, symbols, symbols, feats, langs)
+    assert not again.load_state_dict(state).missing_keys
+    for name, value in again.state_dict().items():
+        assert torch.equal(value, state[name]), name
+    del state["score_v.weight"]
+    with pytest.raises(RuntimeError, match=r'Missing key.*"score_v\.weight"'):
+        again.load_state_dict(state)

@@ -2,7 +2,7 @@
 
 The references are independent of the code under test: PyTorch's own ``nn.LSTM`` over a packed
 sequence for the encoder, and autograd through the model's step-by-step decoder
-(``Seq2Seq._decode_step``, plain tensor operations) for the decoder.
+(``Decoder.step``, plain tensor operations) for the decoder.
 """
 
 from __future__ import annotations
@@ -12,9 +12,15 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from inflect.nn.batching import Vocabularies, make_batch
+from inflect.nn.cell import gate_scale, gate_slope, lstm_cell, lstm_cell_backward
 from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
-from inflect.nn.recurrence import bilstm_layer, entmax_backward
+from inflect.nn.recurrence import (
+    RecurrenceSpec,
+    bilstm_layer,
+    decoder_recurrence,
+    entmax_backward,
+)
 from inflect.nn.vocab import PAD, Vocab
 from inflect.sparse import entmax
 
@@ -128,15 +134,15 @@ def test_fused_decoder_equals_step_by_step_autograd(attention, layers, copy):
         from inflect.sparse import entmax_loss
 
         state = model.encode(batch)
-        emb = model.target_embedding(batch.target_in)
+        emb = model.decoder.target_embedding(batch.target_in)
         gates = emb @ state.weights.embedding.t()
         feeds, attns = [], []
         for g in gates.unbind(1):
-            feed, attn, state = model._decode_step(state, None, g)
+            feed, attn, state = model.decoder.step(state, None, g)
             feeds.append(feed)
             attns.append(attn)
         attn = torch.stack(attns, 1)
-        logits = model._logits(torch.stack(feeds, 1), attn, state.source.copy_index)
+        logits = model.decoder.logits(torch.stack(feeds, 1), attn, state.source.copy_index)
         return entmax_loss(
             logits.reshape(-1, logits.shape[-1]),
             batch.target_out.reshape(-1),
@@ -194,5 +200,93 @@ def test_mlp_score_trains_through_the_step_by_step_path():
             strict=True,
         )
     )
-    for name in ("score_query.weight", "score_v.weight", "decoder.0.weight_hh"):
+    for name in (
+        "decoder.attention.query_proj.weight",
+        "decoder.attention.v.weight",
+        "decoder.layers.0.weight_hh",
+    ):
         assert grads[name] is not None and grads[name].abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("attention", ["softmax", "entmax15", "sparsemax"])
+@pytest.mark.parametrize("layers", [1, 2])
+def test_fused_recurrence_equals_the_decoder_step_run_t_times(attention, layers):
+    """The decoder's private fast path (inflect.nn.recurrence.decoder_recurrence) against T
+    calls of its one step implementation (Decoder.step, autograd through plain tensor
+    operations): h̃ and attention of every step, and the gradients of every parameter under
+    random output gradients, in float64."""
+    model = _model(attention, layers, copy=False)
+    batch = _batch(model)
+    model.train()  # dropout is 0: both paths are deterministic
+    decoder = model.decoder
+    T = batch.target_in.shape[1]
+    torch.manual_seed(7)
+    d_feeds = torch.randn(3, T, 6, dtype=torch.float64)
+    d_attns = torch.randn(3, T, batch.source.shape[1], dtype=torch.float64)
+    params = list(model.parameters())
+
+    def outputs(fused: bool):
+        state = model.encode(batch)
+        gates = decoder.target_embedding(batch.target_in) @ state.weights.embedding.t()
+        if fused:
+            alpha = decoder.attention.fixed_alpha
+            src = state.source
+            feeds, attn = decoder_recurrence(
+                RecurrenceSpec(alpha, 0.0), gates, src.gate_bias, state.h, state.c, src.keys,
+                src.memory, src.mask, decoder.combine.weight, state.weights.layers,
+                state.weights.biases,
+            )
+        else:
+            steps = []
+            for g in gates.unbind(1):
+                feed, attn, state = decoder.step(state, None, g)
+                steps.append((feed, attn))
+            feeds = torch.stack([f for f, _ in steps], 1)
+            attn = torch.stack([a for _, a in steps], 1)
+        total = (feeds * d_feeds).sum() + (attn.double() * d_attns).sum()
+        return feeds, attn, torch.autograd.grad(total, params, allow_unused=True)
+
+    fused_feeds, fused_attn, fused_grads = outputs(True)
+    ref_feeds, ref_attn, ref_grads = outputs(False)
+    assert fused_feeds.dtype == ref_feeds.dtype == torch.float64
+    if attention != "softmax":
+        assert (ref_attn == 0).any()  # the sparse case is exercised
+        assert torch.equal(fused_attn == 0, ref_attn == 0)  # the same supports
+    # the attention mapping runs in float32 on both paths (model convention)
+    torch.testing.assert_close(fused_attn, ref_attn, atol=1e-6, rtol=0)
+    torch.testing.assert_close(fused_feeds, ref_feeds, atol=1e-6, rtol=0)
+    names = [n for n, _ in model.named_parameters()]
+    for name, a, b in zip(names, fused_grads, ref_grads, strict=True):
+        if b is None:
+            assert a is None or torch.all(a == 0), name
+            continue
+        assert a is not None, name
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_lstm_cell_equals_torch_lstm_cell(fused):
+    """Both forms of inflect.nn.cell.lstm_cell against nn.LSTMCell in float64; the fused form's
+    hand-written backward against autograd through the textbook equations."""
+    torch.manual_seed(2)
+    cell = torch.nn.LSTMCell(5, 4).double()
+    x = torch.randn(3, 5, dtype=torch.float64)
+    h = torch.randn(3, 4, dtype=torch.float64)
+    c = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    gates = (x @ cell.weight_ih.T + cell.bias_ih + h @ cell.weight_hh.T + cell.bias_hh).detach()
+    gates.requires_grad_(True)
+    ref_h, ref_c = cell(x, (h, c))
+    ours_h, ours_c, s, tc = lstm_cell(gates, c, gate_scale(4, gates) if fused else None)
+    torch.testing.assert_close(ours_h, ref_h, atol=1e-12, rtol=0)
+    torch.testing.assert_close(ours_c, ref_c, atol=1e-12, rtol=0)
+    if not fused:
+        return
+    dh, dc = torch.randn_like(ref_h), torch.randn_like(ref_c)
+    i, f, g, o = gates.chunk(4, dim=-1)  # autograd through the textbook equations
+    c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    h_new = torch.sigmoid(o) * torch.tanh(c_new)
+    ref_dgates, ref_dc = torch.autograd.grad((h_new * dh).sum() + (c_new * dc).sum(), [gates, c])
+    d_gates, d_c = lstm_cell_backward(dh, dc, s.detach(), tc.detach(), c.detach(),
+                                      gate_slope(4, gates))
+    torch.testing.assert_close(d_gates, ref_dgates, atol=1e-12, rtol=0)
+    torch.testing.assert_close(d_c, ref_dc, atol=1e-12, rtol=0)

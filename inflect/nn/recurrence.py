@@ -1,14 +1,18 @@
-"""The teacher-forced decoder recurrence as one autograd node with a hand-written backward pass.
+"""The hand-differentiated recurrences of training: the teacher-forced decoder and the BiLSTM.
 
-Training runs the decoder of :class:`inflect.nn.model.Seq2Seq` over T steps, each a few dozen small
-tensor operations on (B, H) rows (B = 32 examples). On a CPU, recording and replaying those
-operations in autograd (a node per operation, a gradient buffer per input) costs more than the
-arithmetic. This module runs the T steps with the same equations under ``torch.no_grad``, keeps
-what the backward pass needs, and back-propagates through time by hand with fused formulas; the
-gradients of the per-step matrices (``[W_f | W_hh]`` per LSTM layer and ``W_c``) are formed once
-per batch as ``G^T X`` over all steps (one product of inner dimension T·B instead of T products
-of inner dimension B, as cuDNN's RNN kernels do). Tests compare every gradient with autograd
-through the step-by-step path (:meth:`inflect.nn.model.Seq2Seq._decode_step`) in float64.
+:func:`decoder_recurrence` is the private fast path of :meth:`inflect.nn.decoder.Decoder.forward`
+(teacher forcing, a fixed attention α, the ``general`` or ``dot`` score): the T steps of
+:meth:`inflect.nn.decoder.Decoder.step` as one autograd node with a hand-written backward pass.
+Each step is a few dozen small tensor operations on (B, H) rows (B = 32 examples); on a CPU,
+recording and replaying those operations in autograd (a node per operation, a gradient buffer per
+input) costs more than the arithmetic. This module runs the T steps with the same equations under
+``torch.no_grad``, keeps what the backward pass needs, and back-propagates through time by hand
+with fused formulas; the gradients of the per-step matrices (``[W_f | W_hh]`` per LSTM layer and
+``W_c``) are formed once per batch as ``G^T X`` over all steps (one product of inner dimension T·B
+instead of T products of inner dimension B, as cuDNN's RNN kernels do). The LSTM cells use the
+fused form of :func:`inflect.nn.cell.lstm_cell`. Tests compare the outputs and every gradient
+with autograd through T calls of the step, in float64. :func:`bilstm_layer` does the same for
+one layer of the encoder (:class:`inflect.nn.encoder.Encoder`), tested against ``nn.LSTM``.
 
 Equations (Luong, Pham & Manning 2015, section 3, with input feeding; Peters, Niculae & Martins
 2019 for the α-entmax attention), for layer l at step t, ``x^0_t = [h̃_{t-1}; h^0_{t-1}]`` and
@@ -32,6 +36,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from inflect.nn.cell import gate_scale, gate_slope, lstm_cell, lstm_cell_backward, sigmoid_tanh
 from inflect.sparse import entmax
 
 __all__ = [
@@ -112,49 +117,23 @@ def _dropout_masks(shape: tuple[int, ...], p: float, like: Tensor) -> Tensor | N
     return keep.to(like.dtype) / (1.0 - p)
 
 
-def _tanh(x: Tensor) -> Tensor:
-    """tanh as ``2σ(2x) - 1``: on the CPU builds measured, ``torch.sigmoid`` is vectorised and
-    ``torch.tanh`` about 6x slower per element; equal to float32 rounding (absolute error below
-    1.2e-7)."""
-    return torch.sigmoid(x * 2.0).mul_(2.0).sub_(1.0)
-
-
-def _gate_scale(H: int, like: Tensor) -> Tensor:
-    """(4H,) factors 1, 1, 2, 1 per gate block: σ of the scaled pre-activations gives σ for the
-    i, f, o gates and σ(2g) for the cell gate (tanh g = 2σ(2g) - 1)."""
-    scale = like.new_ones(4 * H)
-    scale[2 * H : 3 * H] = 2.0
-    return scale
-
-
-def _lstm(gates: Tensor, c: Tensor, scale: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """LSTM nonlinearity (PyTorch's gate order i, f, g, o).
-
-    Returns:
-        h, c, ``s`` = σ(scale · gates) (N, 4H) and tanh(c); the backward pass needs s and tanh(c).
-    """
-    H = c.shape[-1]
-    s = torch.sigmoid(gates * scale)
-    tg = s[:, 2 * H : 3 * H] * 2.0 - 1.0
-    c_new = torch.addcmul(s[:, H : 2 * H] * c, s[:, :H], tg)
-    tc = _tanh(c_new)
-    return s[:, 3 * H :] * tc, c_new, s, tc
-
-
-def _lstm_backward(
-    dh: Tensor, dc: Tensor, s: Tensor, tc: Tensor, c_prev: Tensor, slope: Tensor
-) -> tuple[Tensor, Tensor]:
-    """Gradients of the gate pre-activations (N, 4H) and of the previous cell state (N, H).
-
-    ``s`` as returned by :func:`_lstm`; ``slope`` (4H,) = 1, 1, 4, 1 per block (the derivative
-    of tanh g = 2σ(2g) - 1 is 4σ'(2g)).
-    """
-    H = c_prev.shape[-1]
-    si, sf, so = s[:, :H], s[:, H : 2 * H], s[:, 3 * H :]
-    tg = s[:, 2 * H : 3 * H] * 2.0 - 1.0
-    dc = torch.addcmul(dc, dh * so, 1.0 - tc * tc)
-    d_act = torch.cat([dc * tg, dc * c_prev, dc * si, dh * tc], dim=-1)
-    return d_act.mul_(s * (1.0 - s)).mul_(slope), dc * sf
+def _matrix_grads(
+    grads_w: list[list[Tensor]],
+    xs: list[list[Tensor]],
+    grads_c: list[Tensor],
+    zs: list[Tensor],
+    dt: torch.dtype | None,
+) -> tuple[list[Tensor], Tensor]:
+    """The gradients of the per-step matrices, one product ``G^T X`` each over all steps: per
+    layer ``[W_f | W_hh]`` or ``[W_ih | W_hh]`` from its gate gradients (steps T-1 .. 0) and
+    inputs (steps 0 .. T-1), and ``W_c`` from its pre-activation gradients and inputs."""
+    d_weights = []
+    for layer in range(len(grads_w)):
+        g = torch.cat(grads_w[layer])  # steps T-1 .. 0
+        x = torch.cat(xs[layer][::-1])
+        d_weights.append(_mm(g.t(), x if dt is None else x.to(dt), dt))
+    z = torch.cat(zs[::-1])
+    return d_weights, _mm(torch.cat(grads_c).t(), z if dt is None else z.to(dt), dt)
 
 
 class _Recurrence(torch.autograd.Function):
@@ -184,7 +163,7 @@ class _Recurrence(torch.autograd.Function):
         w_steps = [w.t() if dt is None else w.t().to(dt) for w in weights]
         w_comb = w_combine.t() if dt is None else w_combine.t().to(dt)
         keys_t = keys.transpose(1, 2).contiguous()  # (B, H, S): q K^T as a row-vector product
-        scale = _gate_scale(H, memory)
+        scale = gate_scale(H, memory)
         h = list(h0.unbind(0))
         c = list(c0.unbind(0))
         feed = memory.new_zeros((B, H))
@@ -206,7 +185,7 @@ class _Recurrence(torch.autograd.Function):
                     x = torch.cat([inp, h[layer]], dim=-1)
                     gates = _mm(x, w_steps[layer], dt).add_(biases[layer - 1])
                 cs[layer].append(c[layer])
-                h[layer], c[layer], sig, tc = _lstm(gates, c[layer], scale)
+                h[layer], c[layer], sig, tc = lstm_cell(gates, c[layer], scale)
                 xs[layer].append(x)
                 ss[layer].append(sig)
                 tcs[layer].append(tc)
@@ -216,7 +195,7 @@ class _Recurrence(torch.autograd.Function):
             p = entmax(scores.squeeze(1).float(), spec.alpha, dim=-1)
             context = torch.bmm(p.unsqueeze(1).to(memory.dtype), memory).squeeze(1)
             z = torch.cat([context, q], dim=-1)
-            raw = _tanh(_mm(z, w_comb, dt))
+            raw = sigmoid_tanh(_mm(z, w_comb, dt))
             feed = raw if feed_masks is None else raw * feed_masks[t]
             qs.append(q)
             ps.append(p)
@@ -240,8 +219,7 @@ class _Recurrence(torch.autograd.Function):
             weights = [w.to(dt) for w in weights]
         T = len(ps)
         B, _, H = memory.shape
-        slope = _gate_scale(H, memory)
-        slope[2 * H : 3 * H] = 4.0
+        slope = gate_slope(H, memory)
         mem_t = memory.transpose(1, 2)  # (B, H, S)
         dh = [memory.new_zeros((B, H)) for _ in range(L)]
         dc = [memory.new_zeros((B, H)) for _ in range(L)]
@@ -269,7 +247,7 @@ class _Recurrence(torch.autograd.Function):
             d_scores_all[t] = d_scores
             d_above = dq + torch.bmm(d_scores.unsqueeze(1), keys).squeeze(1)
             for layer in range(L - 1, -1, -1):
-                dgates, dc[layer] = _lstm_backward(
+                dgates, dc[layer] = lstm_cell_backward(
                     d_above + dh[layer],
                     dc[layer],
                     ss[layer][t],
@@ -293,13 +271,7 @@ class _Recurrence(torch.autograd.Function):
         p_all = torch.stack(ps, dim=1).to(memory.dtype)  # (B, T, S)
         d_memory = torch.bmm(p_all.transpose(1, 2), torch.stack(d_contexts, dim=1))
         d_keys = torch.bmm(torch.stack(d_scores_all, dim=2), torch.stack(qs, dim=1))
-        d_weights = []
-        for layer in range(L):
-            g = torch.cat(grads_w[layer])  # steps T-1 .. 0
-            x = torch.cat(xs[layer][::-1])
-            d_weights.append(_mm(g.t(), x if dt is None else x.to(dt), dt))
-        z = torch.cat(zs[::-1])
-        d_combine = _mm(torch.cat(grads_c).t(), z if dt is None else z.to(dt), dt)
+        d_weights, d_combine = _matrix_grads(grads_w, xs, grads_c, zs, dt)
         d_ig = torch.stack(d_input_gates, dim=1)
         return (
             None,
@@ -373,7 +345,7 @@ class _BiLSTMLayer(torch.autograd.Function):
         steps = torch.stack([pre[0], pre[1].flip(1)]).permute(2, 0, 1, 3)  # (S, 2, B, 4h)
         keep = mask.to(pre.dtype)
         masks = torch.stack([keep, keep.flip(1)]).permute(2, 0, 1).unsqueeze(-1)  # (S, 2, B, 1)
-        scale = _gate_scale(h_dim, pre)
+        scale = gate_scale(h_dim, pre)
         h = pre.new_zeros((2, B, h_dim))
         c = pre.new_zeros((2, B, h_dim))
         w_t = w_hh.transpose(1, 2)
@@ -381,7 +353,7 @@ class _BiLSTMLayer(torch.autograd.Function):
         for k in range(S):
             m = masks[k]
             gates = torch.baddbmm(steps[k], h, w_t)
-            h_new, c_new, sig, tc = _lstm(gates.view(2 * B, -1), c.view(2 * B, -1), scale)
+            h_new, c_new, sig, tc = lstm_cell(gates.view(2 * B, -1), c.view(2 * B, -1), scale)
             h_new = h_new.view(2, B, h_dim)
             saved.append((h, c, sig, tc))
             h = torch.lerp(h, h_new, m)
@@ -400,8 +372,7 @@ class _BiLSTMLayer(torch.autograd.Function):
         saved = ctx.saved
         S = len(saved)
         _, B, h_dim = d_h.shape
-        slope = _gate_scale(h_dim, d_h)
-        slope[2 * h_dim : 3 * h_dim] = 4.0
+        slope = gate_slope(h_dim, d_h)
         d_steps = torch.stack([d_out[0], d_out[1].flip(1)]).permute(2, 0, 1, 3)  # (S, 2, B, h)
         d_pre_steps: list[Tensor] = [d_h] * S
         grads, inputs = [], []
@@ -409,7 +380,7 @@ class _BiLSTMLayer(torch.autograd.Function):
         for k in range(S - 1, -1, -1):
             h_prev, c_prev, sig, tc = saved[k]
             m = masks[k]
-            dgates, dc_cell = _lstm_backward(
+            dgates, dc_cell = lstm_cell_backward(
                 (m * (dh + d_steps[k])).view(2 * B, -1),
                 (m * dc).view(2 * B, -1),
                 sig,
