@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from inflect.nn.state import DecoderState
-from inflect.sparse import entmax
+from inflect.sparse import Mapping, entmax
 
 __all__ = ["Attention"]
 
@@ -46,7 +46,7 @@ class Attention(nn.Module):
         alpha_raw: θ (0-d), or None for a fixed α.
     """
 
-    def __init__(self, hidden_dim: int, score: str, alpha: float, learn_alpha: bool) -> None:
+    def __init__(self, hidden_dim: int, score: str, mapping: Mapping, learn_alpha: bool) -> None:
         super().__init__()
         H = hidden_dim
         self.score = score
@@ -56,24 +56,28 @@ class Attention(nn.Module):
             self.key_proj = nn.Linear(H, H, bias=True)
             self.query_proj = nn.Linear(H, H, bias=False)
             self.v = nn.Linear(H, 1, bias=False)
+        self.mapping = mapping
         if learn_alpha:
+            if mapping.alpha is None or mapping.alpha <= 1.0:
+                raise ValueError(f"a learned attention α needs an α-entmax > 1, got {mapping.name}")
             self.alpha_raw: nn.Parameter | None = nn.Parameter(
-                torch.tensor(math.log(math.expm1(alpha - 1.0)))
+                torch.tensor(math.log(math.expm1(mapping.alpha - 1.0)))
             )
         else:
             self.alpha_raw = None
-            self._fixed_alpha = alpha
+        self._fixed_alpha = mapping.alpha
 
     @property
-    def alpha(self) -> float | Tensor:
-        """The α: a float, or a 0-d tensor ``1 + softplus(θ)`` when learned."""
+    def alpha(self) -> float | Tensor | None:
+        """The α: a float, a 0-d tensor ``1 + softplus(θ)`` when learned, None for a mapping
+        that is not an α-entmax."""
         if self.alpha_raw is None:
             return self._fixed_alpha
         return 1.0 + nn.functional.softplus(self.alpha_raw)
 
     @property
     def fixed_alpha(self) -> float | None:
-        """The α where it is fixed, None where it is learned."""
+        """The α where it is fixed, None where it is learned or the mapping has none."""
         return None if self.alpha_raw is not None else self._fixed_alpha
 
     def keys(self, memory: Tensor) -> Tensor:
@@ -110,7 +114,10 @@ class Attention(nn.Module):
         else:
             scores = _grouped(state, query, source.keys.transpose(1, 2))
         scores = scores.float().masked_fill(~mask, float("-inf"))
-        attn = entmax(scores, self.alpha, dim=-1)
+        if self.alpha_raw is None:
+            attn = self.mapping.forward(scores, dim=-1)
+        else:
+            attn = entmax(scores, self.alpha, dim=-1)
         if state.rows is None:
             context = (attn.unsqueeze(-1).to(source.memory.dtype) * source.memory).sum(1)
         else:

@@ -33,6 +33,7 @@ from inflect.nn.cell import lstm_cell
 from inflect.nn.config import Config
 from inflect.nn.recurrence import RecurrenceSpec, decoder_recurrence
 from inflect.nn.state import DecoderState, EncodedSource, StepWeights
+from inflect.sparse import get_mapping
 
 __all__ = ["Decoder"]
 
@@ -42,7 +43,7 @@ class Decoder(nn.Module):
 
     Args:
         config: hyperparameters (``emb_dim``, ``hidden_dim``, ``layers``, ``dropout``,
-            ``attention_score``, ``attention_alpha``, ``learn_attention_alpha``).
+            ``attention_score``, ``attention_mapping``, ``learn_attention_alpha``).
         target_embedding: the (V, E) embedding of the target symbols (built by the caller:
             the order in which the model's tables are built fixes their random initialisation).
         condition_dim: D, the size of the condition vector (0 for none).
@@ -75,7 +76,10 @@ class Decoder(nn.Module):
             nn.LSTMCell((E + H + condition_dim) if i == 0 else H, H) for i in range(L)
         )
         self.attention = Attention(
-            H, config.attention_score, config.attention_alpha, config.learn_attention_alpha
+            H,
+            config.attention_score,
+            get_mapping(config.attention_mapping),
+            config.learn_attention_alpha,
         )
         self.combine = nn.Linear(2 * H, H, bias=False)
         self.generator = nn.Linear(H, target_embedding.num_embeddings)

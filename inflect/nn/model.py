@@ -46,7 +46,7 @@ from inflect.nn.vocab import (
     UNK_ID,
     Vocab,
 )
-from inflect.sparse import entmax, entmax_loss
+from inflect.sparse import get_mapping
 
 
 class Seq2Seq(nn.Module):
@@ -94,7 +94,8 @@ class Seq2Seq(nn.Module):
         #: checkpoint written before the record (the searches then use
         #: :func:`inflect.defaults.fallback_output_length`). Set by the trainer.
         self.output_lengths: OutputLengths | None = None
-        self.output_alpha = config.output_alpha
+        self.output_mapping = get_mapping(config.output_mapping)
+        self.output_alpha = self.output_mapping.alpha
 
         # the tables in this order (it fixes their random initialisation), then the encoder's
         # LSTM, then the decoder's layers
@@ -207,10 +208,9 @@ class Seq2Seq(nn.Module):
         """
         logits, _ = self.forward(batch, state)
         target = batch.target_out.reshape(-1)
-        loss = entmax_loss(
+        loss = self.output_mapping.loss(
             logits.float().reshape(-1, logits.shape[-1]),
             target,
-            self.output_alpha,
             ignore_index=IGNORE_INDEX,
             reduction="sum",
         )
@@ -252,7 +252,7 @@ class Seq2Seq(nn.Module):
             w.embedding_gates = decoder.target_embedding.weight @ w.embedding.t()
         feed, attn, new = decoder.step(state, prev.to(self.device))
         copy_index = None if new.source.copy_index is None else new.per_row(new.source.copy_index)
-        probs = entmax(decoder.logits(feed, attn, copy_index), self.output_alpha, dim=-1)
+        probs = self.output_mapping.forward(decoder.logits(feed, attn, copy_index), dim=-1)
         return probs, attn, new
 
     def reorder(self, state: DecoderState, index: Tensor) -> DecoderState:
