@@ -2,9 +2,11 @@
 
 Version 0.1 had one flat folder of modules (``inflect.predict``, ``inflect.evaluate``,
 ``inflect.data``...); they now live in sub-packages (``inflect.inference.predictor``,
-``inflect.evaluation.runner``, ``inflect.text.records``...). Importing an old path gives the new
-module itself (the same object, so ``isinstance`` and monkeypatching behave) and a
-:class:`DeprecationWarning` naming the new path. New code imports the new paths.
+``inflect.evaluation.runner``, ``inflect.text.records``...). Importing an old path gives a
+:class:`DeprecationWarning` naming the new path, and the new module itself (the same object, so
+``isinstance`` and monkeypatching behave) where the old module moved whole; where it was split
+(``inflect.predict``, ``inflect.data``, ``inflect.model``...), a module that looks each name up in
+the new ones (the same objects; monkeypatch the new module). New code imports the new paths.
 """
 
 from __future__ import annotations
