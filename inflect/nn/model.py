@@ -32,6 +32,7 @@ import torch
 from torch import Tensor, nn
 
 from inflect.nn import layout
+from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.batching import IGNORE_INDEX, Batch
 from inflect.nn.config import Config
 from inflect.nn.decoder import Decoder
@@ -94,6 +95,11 @@ class Seq2Seq(nn.Module):
         #: checkpoint written before the record (the searches then use
         #: :func:`inflect.defaults.fallback_output_length`). Set by the trainer.
         self.output_lengths: OutputLengths | None = None
+        #: per language, the target symbols its training pairs use; a search writes no other
+        #: (:mod:`inflect.nn.alphabets`); None for a checkpoint without the record or a model
+        #: without languages (every symbol). Set by the trainer.
+        self.output_alphabets: OutputAlphabets | None = None
+        self._alphabet_masks: tuple[OutputAlphabets, Tensor] | None = None
         self.output_mapping = get_mapping(config.output_mapping)
         self.output_alpha = self.output_mapping.alpha
 
@@ -178,7 +184,19 @@ class Seq2Seq(nn.Module):
         memory, h, c, condition = self.encoder(
             batch.source, batch.source_mask, batch.features, batch.languages
         )
-        return self.decoder.start(memory, h, c, batch.source_mask, condition, batch.source)
+        state = self.decoder.start(memory, h, c, batch.source_mask, condition, batch.source)
+        if self.output_alphabets is not None and batch.languages is not None:
+            state.source.output_mask = self._output_masks()[batch.languages.to(self.device)]
+        return state
+
+    def _output_masks(self) -> Tensor:
+        """bool (L, V) :meth:`OutputAlphabets.mask` on the model's device, made once per record."""
+        cached = self._alphabet_masks
+        if cached is None or cached[0] is not self.output_alphabets or cached[1].device != self.device:
+            assert self.output_alphabets is not None and self.language_vocab is not None
+            masks = self.output_alphabets.mask(self.target_vocab, self.language_vocab)
+            cached = self._alphabet_masks = (self.output_alphabets, masks.to(self.device))
+        return cached[1]
 
     def forward(self, batch: Batch, state: DecoderState | None = None) -> tuple[Tensor, Tensor]:
         """Teacher-forced pass (``state``: :meth:`encode` of ``batch`` where the caller has it,
@@ -252,7 +270,10 @@ class Seq2Seq(nn.Module):
             w.embedding_gates = decoder.target_embedding.weight @ w.embedding.t()
         feed, attn, new = decoder.step(state, prev.to(self.device))
         copy_index = None if new.source.copy_index is None else new.per_row(new.source.copy_index)
-        probs = self.output_mapping.forward(decoder.logits(feed, attn, copy_index), dim=-1)
+        logits = decoder.logits(feed, attn, copy_index)
+        if new.source.output_mask is not None:  # the symbols of other languages: probability 0
+            logits = logits.masked_fill(~new.per_row(new.source.output_mask), float("-inf"))
+        probs = self.output_mapping.forward(logits, dim=-1)
         return probs, attn, new
 
     def reorder(self, state: DecoderState, index: Tensor) -> DecoderState:
@@ -285,6 +306,11 @@ class Seq2Seq(nn.Module):
                 if self.output_lengths is not None
                 else {}
             ),
+            **(
+                {"output_alphabets": self.output_alphabets.to_dict()}
+                if self.output_alphabets is not None
+                else {}
+            ),
         }
 
     @classmethod
@@ -300,6 +326,8 @@ class Seq2Seq(nn.Module):
         )
         if meta.get("output_lengths") is not None:
             model.output_lengths = OutputLengths.from_dict(meta["output_lengths"])
+        if meta.get("output_alphabets") is not None:
+            model.output_alphabets = OutputAlphabets.from_dict(meta["output_alphabets"])
         return model
 
 

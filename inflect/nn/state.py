@@ -31,6 +31,8 @@ class EncodedSource:
             every step: both LSTM biases plus the condition vector's part of ``W_ih`` (computed
             once in :meth:`inflect.nn.decoder.Decoder.start` instead of once per step).
         copy_index: int64 (M, S) target-vocabulary ids of the source symbols (copy bias), or None.
+        output_mask: bool (M, V) the target symbols each input's language may write
+            (:mod:`inflect.nn.alphabets`), or None (every symbol).
     """
 
     memory: Tensor
@@ -38,6 +40,7 @@ class EncodedSource:
     mask: Tensor
     gate_bias: Tensor
     copy_index: Tensor | None = None
+    output_mask: Tensor | None = None
 
     def __len__(self) -> int:
         return self.memory.shape[0]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from inflect import defaults
 from inflect.nn.batching import EncodedItems, Vocabularies
 from inflect.nn.config import COPY_FEATURE
+from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.lengths import OutputLengths
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ __all__ = [
     "items_from_texts",
     "load_data",
     "output_lengths",
+    "record_training_data",
 ]
 
 
@@ -229,6 +231,15 @@ def copy_pool(items: Sequence[Item]) -> list[Item]:
 def output_lengths(items: Sequence[Item]) -> OutputLengths:
     """The output-length record of training items (:mod:`inflect.nn.lengths`)."""
     return OutputLengths.from_pairs((it.language, len(it.source), len(it.target)) for it in items)
+
+
+def record_training_data(model: Seq2Seq, items: Sequence[Item]) -> None:
+    """Give ``model`` the records a search takes from its training ``items``: the output length
+    limits (:mod:`inflect.nn.lengths`) and, for a model with languages, each language's output
+    alphabet (:mod:`inflect.nn.alphabets`). Stored with the checkpoint (``model.metadata()``)."""
+    model.output_lengths = output_lengths(items)
+    if model.language_vocab is not None:
+        model.output_alphabets = OutputAlphabets.from_items(items)
 
 
 def encode_items(model: Seq2Seq, items: Sequence[Item], *, targets: bool = True) -> EncodedItems:

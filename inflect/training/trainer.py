@@ -52,7 +52,7 @@ from inflect.training import precision as prec
 from inflect.training import state as run_state
 from inflect.training.dev import dev_figures, dev_sample
 from inflect.training.distributed import World, data_parallel_loss
-from inflect.training.items import TrainingData, copy_pool, encode_items, output_lengths
+from inflect.training.items import TrainingData, copy_pool, encode_items, record_training_data
 from inflect.training.metrics import EpochMetrics, write_metrics
 from inflect.training.results import TrainingDiverged, TrainingInterrupted, TrainResult
 from inflect.training.sampling import EpochSampler, dropout_seed
@@ -120,8 +120,8 @@ class Trainer:
         if saved is None:
             self._start_model()
         self.state.world_size = self.world.size
-        # the output length limits of every search with this model, from its training data
-        self.model.output_lengths = output_lengths(self.data.train)
+        # the output length limits and alphabets of every search with this model
+        record_training_data(self.model, self.data.train)
         self.config = config = self.model.config
         max_epochs, patience = self._overrides
         if max_epochs is not None:
