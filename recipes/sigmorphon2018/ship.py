@@ -24,8 +24,13 @@ Usage::
 Per-language models (``inflect queue`` folders): ``--queue SETTING=ROOT`` adds, for every
 language of the queue in ``ROOT`` that has a selected model, the model ``LANGUAGE-SETTING``
 (its one member ``ROOT/LANGUAGE``), stored as ``--out-dir/per-language/SETTING/LANGUAGE``;
-``--int8`` stores those in int8 with per-row scales (:func:`inflect.nn.checkpoint.quantize_int8`)
-and scores them *as stored* (the quantized files are written to ``--results/int8/`` first).
+``--reship`` makes the per-language models already in ``--out-dir``'s registry candidates again.
+Every member gets the records a search takes from its training data (output length limits and
+output alphabets, where its checkpoint predates them); every per-language model is restricted to
+the symbols, features and language of its training data (:mod:`inflect.nn.trim`: a warm start's
+multilingual rows are dropped); ``--int8`` stores every model in int8 with per-row scales
+(:func:`inflect.nn.checkpoint.quantize_int8`). Models are scored *as stored* (the prepared files
+are written to ``--results/prepared/`` first, see :func:`prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
 of their setting on their language's dev set, by decreasing dev gain per MB while the shipped
 weights stay within ``--budget-mb`` (100); a model that is then no language's best (a language's
@@ -224,25 +229,70 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     return sorted(chosen), dropped
 
 
-def quantized(models: Models, results: Path) -> Models:
-    """The same models with every member replaced by its int8 copy under ``results/int8/``
-    (rewritten when the member's checkpoint changed: the copy records the source's SHA-256)."""
+def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
+    """The per-language models of ``out_dir/registry.toml`` (members under ``per-language/``),
+    as candidates to ship again (prepared and scored like a queue's), with each one's best dev
+    accuracy during training (greedy, from its checkpoint)."""
+    import tomllib
+
+    from inflect.nn.checkpoint import load_metadata
+
+    registry = tomllib.loads((out_dir / "registry.toml").read_text(encoding="utf-8"))
+    models: Models = {}
+    greedy: dict[str, float] = {}
+    for name, table in registry.get("model", {}).items():
+        if all(m.startswith("per-language/") for m in table["members"]):
+            models[name] = [out_dir / m for m in table["members"]]
+            training = load_metadata(models[name][0]).get("training") or {}
+            greedy[name] = float(training.get("best_accuracy", -1.0))
+    return models, greedy
+
+
+def prepared(models: Models, per_language: set[str], results: Path, data_dir: str | None,
+             int8: bool) -> Models:
+    """The same models with every member made ready to ship, written to
+    ``results/prepared/NAME/`` (rewritten when the member's checkpoint changed: the copy records
+    the source's SHA-256 and what was done):
+
+    * the records a search takes from the training data (output length limits and each
+      language's output alphabet, :func:`inflect.training.items.record_training_data`), for a
+      checkpoint written before the trainer made them;
+    * a per-language model (``per_language``) restricted to the symbols, features and language
+      of its training data (:func:`inflect.nn.trim.restrict_to_items`: a warm start's
+      multilingual rows dropped);
+    * with ``int8``, int8 weights (:func:`inflect.nn.checkpoint.quantize_int8`; an int8 member
+      stays as it is).
+    """
     from inflect.io.atomic import sha256_of
     from inflect.nn.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
     from inflect.nn.checkpoint import save_tensors as save
+    from inflect.nn.model import Seq2Seq
+    from inflect.nn.trim import restrict_to_items
+    from inflect.training.items import load_data, record_training_data
 
     out: Models = {}
     for name, paths in models.items():
         out[name] = []
         for k, path in enumerate(paths, 1):
             source = checkpoint_file(path)
-            target = results / "int8" / name / f"member-{k}.safetensors"
-            digest = sha256_of(source)
-            if not target.is_file() or load_metadata(target).get("int8_of") != digest:
+            target = results / "prepared" / name / f"member-{k}.safetensors"
+            record = {"source_sha256": sha256_of(source), "recorded": True,
+                      "trimmed": name in per_language, "int8": int8}
+            if not target.is_file() or load_metadata(target).get("prepared_from") != record:
+                print(f"{name}: preparing member {k} ({source})", flush=True)
                 tensors, meta = load_tensors(source)
+                data = (meta.get("training") or {}).get("data") or {}
+                languages = "all" if data.get("smaller_settings") else data["languages"]
+                items = load_data(languages, data["setting"], data_dir).train
+                network = Seq2Seq.from_metadata(meta["model"])
+                record_training_data(network, items)
+                meta = meta | {"model": network.metadata()}
+                if name in per_language:
+                    tensors, meta = restrict_to_items(tensors, meta, items)
+                if int8:
+                    tensors, meta = quantize_int8(tensors), meta | {"quantized": INT8_ROWS}
                 target.parent.mkdir(parents=True, exist_ok=True)
-                save(target, quantize_int8(tensors), meta | {"quantized": INT8_ROWS,
-                                                             "int8_of": digest})
+                save(target, tensors, meta | {"prepared_from": record})
             out[name].append(target)
     return out
 
@@ -530,7 +580,10 @@ def main() -> None:
     parser.add_argument("--queue", action="append", default=[], metavar="SETTING=ROOT",
                         help="every finished language of an `inflect queue` folder, one model each")
     parser.add_argument("--int8", action="store_true",
-                        help="store the --queue models in int8 (scored as stored)")
+                        help="store the models in int8 with per-row scales (scored as stored)")
+    parser.add_argument("--reship", action="store_true",
+                        help="the per-language models of --out-dir's registry compete again, "
+                             "prepared and scored like the --queue ones")
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
                              "dev gain per MB while it holds (default 100)")
@@ -553,6 +606,11 @@ def main() -> None:
     out_dir = Path(args.out_dir)
     models = parse_models(args.model)
     per_language, greedy = queue_models(args.queue)
+    if args.reship:
+        again, again_greedy = shipped_per_language(out_dir)
+        for name in sorted(set(again) & set(per_language)):
+            print(f"{name}: a --queue model has this name; the shipped one is left out")
+        per_language, greedy = again | per_language, again_greedy | greedy
     kept, kept_scores = kept_models(args.keep, out_dir)
     for name in sorted(set(per_language) & set(kept)):  # e.g. German's own model, german-high
         print(f"{name}: a --keep model has this name; the queue's model is left out")
@@ -564,9 +622,8 @@ def main() -> None:
         print(f"not scored ({len(skip)}: greedy dev more than {args.margin} below the kept "
               f"model's): {', '.join(sorted(skip))}")
     per_language = {n: p for n, p in per_language.items() if n not in skip}
-    if args.int8:
-        per_language = quantized(per_language, Path(args.results))
     models.update(per_language)
+    models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8)
     if not models and not kept:
         raise SystemExit("give --model, --keep or --queue")
     facts = {name: model_facts(paths) | {"per_language": name in per_language}
@@ -584,7 +641,7 @@ def main() -> None:
     settings = {name: f["setting"] for name, f in facts.items()}
     settings |= {name: table["setting"] for name, table in kept.items()}
     sizes = {name: sum(checkpoint_file(p).stat().st_size for p in paths)
-             // (1 if name in per_language or args.keep_dtype else 2)  # stored in float16
+             // (1 if name in per_language or args.keep_dtype or args.int8 else 2)  # in float16
              for name, paths in models.items()}
     sizes |= {name: sum((out_dir / m).stat().st_size for m in table["members"])
               for name, table in kept.items()}
