@@ -51,7 +51,7 @@ class TableModel:
         self.steps = 0
         self.inference = True
         if vocab is not None:
-            self.target_vocab = vocab
+            self.target_vocab = Symbols(vocab)
 
     def batch_size(self, batch):
         return len(batch)
@@ -762,7 +762,7 @@ def test_ensemble_vocabulary_mismatch_is_a_clear_error():
             ]
         )
     ok = Ensemble([TableModel(member_a, 6, vocab=v1), TableModel(member_b, 6, vocab=v1)])
-    assert list(ok.target_vocab) == v1 and len(ok) == 2
+    assert list(ok.target_vocab.symbols) == v1 and len(ok) == 2
 
 
 # ------------------------------------------------------------------------------------------
@@ -935,42 +935,18 @@ def test_attention_absent_or_in_float64():
 
 
 class Symbols:
-    """A vocabulary object exposing its symbols under one attribute name (not iterable)."""
-
-    def __init__(self, attr, symbols):
-        setattr(self, attr, symbols)
-
-
-class CallableSymbols:
-    """``symbols`` is a method (skipped), ``itos`` the list."""
+    """A target vocabulary as the Decodable protocol describes it: ``symbols`` in id order."""
 
     def __init__(self, symbols):
-        self.itos = symbols
-
-    def symbols(self):  # pragma: no cover - never called
-        raise AssertionError
+        self.symbols = symbols
 
 
-@pytest.mark.parametrize(
-    "expose",
-    [
-        lambda v: {"target_vocab": Symbols("symbols", v)},
-        lambda v: {"target_vocab": Symbols("itos", v)},
-        lambda v: {"target_vocab": Symbols("id_to_symbol", v)},
-        lambda v: {"target_vocab": CallableSymbols(v)},
-        lambda v: {"target_vocab": {s: i for i, s in enumerate(v)}},
-        lambda v: {"target_symbols": v},
-    ],
-)
-def test_target_vocabularies_are_compared_in_every_exposed_form(expose):
+def test_target_vocabularies_are_compared_symbol_by_symbol():
     base = ["<pad>", "<s>", "</s>", "<unk>"]
     v1, v2 = [*base, "b", "a"], [*base, "b", "ä"]  # id order is not alphabetical order
 
     def member(v):
-        m = TableModel(member_a, 6)
-        for attr, value in expose(v).items():
-            setattr(m, attr, value)
-        return m
+        return TableModel(member_a, 6, vocab=v)
 
     with pytest.raises(ValueError, match=r"members 0 and 1 .*symbol id 5 is 'a' vs 'ä'"):
         Ensemble([member(v1), member(v2)])
@@ -982,10 +958,10 @@ def test_target_vocabularies_are_compared_in_every_exposed_form(expose):
     first = member(v1)
     ens = Ensemble([first, member(v1)])
     assert (ens.bos_id, ens.eos_id, ens.pad_id, ens.unk_id) == (BOS, EOS, PAD, UNK)
-    if hasattr(first, "target_vocab"):
-        assert ens.target_vocab is first.target_vocab  # the member's object, not a copy
-    else:
-        assert list(ens.target_vocab) == v1
+    assert ens.target_vocab is first.target_vocab  # the member's object, not a copy
+    # a member without a target vocabulary is compared by its ids and size only
+    assert len(Ensemble([member(v1), TableModel(member_a, 6)])) == 2
+    assert not hasattr(Ensemble([TableModel(member_a, 6), member(v1)]), "target_vocab")
 
 
 # ------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -33,27 +33,12 @@ class MemberBatches(Generic[B]):
     batches: tuple[B, ...]
 
 
-def _target_symbols(member: object) -> list[object] | None:
-    """The member's target vocabulary as a list of symbols in id order, where it exposes one.
-
-    :class:`inflect.nn.model.Seq2Seq` exposes ``target_vocab`` (an :class:`inflect.nn.vocab.Vocab`,
-    whose ``symbols`` are in id order); a member may also give ``target_vocab`` as a sequence of
-    symbols, a mapping symbol -> id or an object with ``itos`` / ``id_to_symbol``, or
-    ``target_symbols`` (the forms pinned by tests/test_search.py). None where it gives none (the
-    ids and ``target_size`` are then all that is compared).
-    """
-    for attr in ("target_vocab", "target_symbols"):
-        vocab = getattr(member, attr, None)
-        if vocab is None:
-            continue
-        for inner in ("symbols", "itos", "id_to_symbol"):
-            if hasattr(vocab, inner) and not callable(getattr(vocab, inner)):
-                vocab = getattr(vocab, inner)
-                break
-        if isinstance(vocab, Mapping):  # symbol -> id
-            return [s for s, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
-        return list(vocab)
-    return None
+def _target_symbols(member: object) -> list[str] | None:
+    """The member's target symbols in id order (``target_vocab.symbols``, as
+    :class:`inflect.nn.vocab.Vocab` gives them), or None for a member without a ``target_vocab``
+    (the ids and ``target_size`` are then all that is compared)."""
+    vocab = getattr(member, "target_vocab", None)
+    return None if vocab is None else list(vocab.symbols)
 
 
 def _reserved(member: Decodable[B, S]) -> dict[str, int]:
@@ -82,8 +67,8 @@ class Ensemble(Generic[B, S]):
 
     Attributes:
         members: The members, in the order given.
-        target_vocab: The first member's ``target_vocab`` (or its symbols in id order), where the
-            members expose their symbols.
+        target_vocab: The first member's ``target_vocab`` (an object whose ``symbols`` are the
+            target symbols in id order, :class:`inflect.nn.vocab.Vocab`), where it has one.
         executor: where set (:meth:`in_parallel`), the members' ``start`` and ``step`` run
             concurrently on it, each in its own thread (whole members are independent work; on
             a busy CPU this beats splitting each small operation over threads, whose barriers
@@ -128,7 +113,7 @@ class Ensemble(Generic[B, S]):
         self.pad_id: int = first.pad_id
         self.unk_id: int = first.unk_id
         if ref_syms is not None:
-            self.target_vocab = getattr(first, "target_vocab", None) or ref_syms
+            self.target_vocab = first.target_vocab  # type: ignore[attr-defined]
 
     def __len__(self) -> int:
         return len(self.members)

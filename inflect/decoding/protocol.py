@@ -75,7 +75,9 @@ class Decodable(Protocol[BatchT_contra, StateT]):
 
     Optional: ``concat_states`` (:class:`Concatenable`), used by
     :func:`~inflect.decoding.support.enumerate_support` to expand prefixes of different earlier
-    steps in one ``step``.
+    steps in one ``step``; ``target_vocab``, an object whose ``symbols`` list the target symbols
+    in id order (:class:`inflect.nn.vocab.Vocab`), which an
+    :class:`~inflect.decoding.ensemble.Ensemble` compares between its members.
     """
 
     bos_id: int
