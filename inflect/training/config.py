@@ -50,8 +50,7 @@ class TrainConfig:
 
     Defaults follow Peters et al. (2019), section 5 / appendix (OpenNMT-py settings): Adam at
     1e-3, batch 64, gradient norm clipped at 5, learning rate halved whenever the dev loss rises.
-    A warm start may change every field but ``copy_examples``; a resume the ones declared so
-    (:data:`RESUME_FIELDS`).
+    A warm start may change every field; a resume the ones declared so (:data:`RESUME_FIELDS`).
 
     Attributes:
         learning_rate: Adam step size.
@@ -64,8 +63,8 @@ class TrainConfig:
             SCLeM): each epoch adds ``copy_examples x len(train)`` items that copy a training
             lemma or form onto itself, marked by the feature
             :data:`~inflect.nn.config.COPY_FEATURE` instead of a tag bundle. 0 (the paper's
-            setting) adds none. Not used on dev. A warm start keeps the checkpoint's (whose
-            feature vocabulary has the copy feature or not).
+            setting) adds none. Not used on dev. A warm start with copy items needs a
+            checkpoint whose features have the copy feature.
         max_epochs: maximum number of passes over the training data.
         patience: stop after this many epochs without a better dev accuracy.
         eval_batch_size: examples per batch in dev evaluation (the dev loss and accuracy do
@@ -85,7 +84,7 @@ class TrainConfig:
     max_grad_norm: float = changeable(5.0, WARM_START)
     lr_decay: float = changeable(0.5, WARM_START)
     min_learning_rate: float = changeable(0.0, WARM_START)
-    copy_examples: float = 0.0
+    copy_examples: float = changeable(0.0, WARM_START)
     max_epochs: int = changeable(30, WARM_START, RESUME)
     patience: int = changeable(10, WARM_START, RESUME)
     eval_batch_size: int = changeable(128, WARM_START, RESUME)
@@ -144,10 +143,9 @@ class TrainConfig:
 #: (:class:`TrainConfig`): no name is in both.
 MODEL_FIELDS = frozenset(f.name for f in dataclasses.fields(ModelConfig))
 TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
-#: The fields a warm start (``--init-from``) may give another value than its checkpoint's: the
-#: training procedure's (but ``copy_examples``: the copy feature is in the checkpoint's
-#: vocabulary or not), and the network's that shape no parameter (dropout, the search's length
-#: cap, how bundles are read). The others describe the checkpoint's network.
+#: The fields a warm start (``--init-from``) may give another value than its checkpoint's: every
+#: training field, and the network's that shape no parameter (dropout, the search's length cap,
+#: how bundles are read). The others describe the checkpoint's network.
 WARM_START_FIELDS = changeable_fields(ModelConfig, WARM_START) | changeable_fields(
     TrainConfig, WARM_START
 )

@@ -3,8 +3,8 @@ from a model checkpoint (``--init-from``: its network and vocabularies, trained 
 
 A warm start reads the checkpoint's weights (:func:`warm_start_model`); the config of such a run
 (:func:`initial_config`) comes from the checkpoint's metadata alone. What a warm start may change
-is declared on the config's fields (:data:`inflect.training.config.WARM_START_FIELDS`): the
-training procedure's, and the network's that shape no parameter.
+is declared on the config's fields (:data:`inflect.training.config.WARM_START_FIELDS`): every
+training field, and the network's that shape no parameter.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ __all__ = [
     "warm_start_record",
 ]
 
-#: Config fields a warm start (``--init-from``) may change: the training procedure's and the
-#: network's that shape no parameter, as the fields declare
-#: (:data:`inflect.training.config.WARM_START_FIELDS`). The others describe the network and must
-#: be the initial model's.
+#: Config fields a warm start (``--init-from``) may change: every field of
+#: :class:`~inflect.training.config.TrainConfig` and the network's that shape no parameter, as
+#: the fields declare (:data:`inflect.training.config.WARM_START_FIELDS`). The others describe
+#: the network and must be the initial model's.
 TRAINING_FIELDS = WARM_START_FIELDS
 
 
@@ -161,37 +161,51 @@ def warm_start_model(path: str | Path, config: Config, items: Sequence[Item]) ->
     """The network of model checkpoint ``path``, to be trained further with ``config`` on
     ``items`` (fine-tuning, or continuing a run whose trainer state is gone).
 
+    The network is built again from ``config.model`` and given the checkpoint's weights, so a
+    network field a warm start may change (``dropout``) takes effect in the modules, not in
+    the recorded config alone.
+
     Args:
         path: a model checkpoint (``model.safetensors`` or its folder, see
             :func:`inflect.nn.checkpoint.load_checkpoint`).
-        config: the run's hyperparameters; the fields outside
+        config: the run's hyperparameters; the network fields outside
             :data:`~inflect.training.config.WARM_START_FIELDS` must be the checkpoint's (see
             :func:`initial_config`).
         items: the training items; their symbols, UniMorph features and languages must be in
-            the checkpoint's vocabularies (a warm start cannot add embeddings).
+            the checkpoint's vocabularies (a warm start cannot add embeddings), and so must the
+            copy feature :data:`~inflect.nn.config.COPY_FEATURE` when ``config`` has copy items.
 
     Raises:
         CheckpointError: ``path`` is not a model checkpoint.
-        ValueError: another network, or items with symbols, features or languages the
-            checkpoint has no embedding for (up to ten of each are named).
+        ValueError: another network; items with symbols, features or languages the
+            checkpoint has no embedding for (up to ten of each are named); copy items for a
+            checkpoint trained without them.
     """
-    loaded = ckpt.load_checkpoint(path)
-    model = loaded.network
-    saved = Config.from_dict(loaded.metadata["model"]["config"]).to_dict()
-    wanted = config.to_dict()
+    start = ckpt.load_checkpoint(path).network
+    saved, wanted = start.config.to_dict(), config.model.to_dict()
     fixed = [k for k in saved if k not in WARM_START_FIELDS and saved[k] != wanted[k]]
     if fixed:
         raise ValueError(
             f"{path}: a warm start keeps the network of the checkpoint; the config differs in "
             + ", ".join(fixed)
         )
-    named = _unknown_symbols(model, items)
+    named = _unknown_symbols(start, items)
     if named:
         raise ValueError(
             f"{path}: the training data have what the checkpoint has no embedding for: "
             + "; ".join(named)
             + "; train a new model (without --init-from) on these data"
         )
+    features = start.feature_vocab
+    if config.train.copy_examples > 0 and (features is None or COPY_FEATURE not in features):
+        raise ValueError(
+            f"{path}: copy items (copy_examples {config.train.copy_examples:g}) need the feature "
+            f"{COPY_FEATURE!r}, which the checkpoint has no embedding for (it was trained "
+            "without copy items); warm-start it with copy_examples 0 (e.g. the preset "
+            "cpu-small-plain)"
+        )
+    model = Seq2Seq.from_metadata(start.metadata() | {"config": wanted})
+    model.load_state_dict(start.state_dict())
     model.config = config.model
     model.train()
     return model
