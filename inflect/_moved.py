@@ -7,6 +7,9 @@ Version 0.1 had one flat folder of modules (``inflect.predict``, ``inflect.evalu
 ``isinstance`` and monkeypatching behave) where the old module moved whole; where it was split
 (``inflect.predict``, ``inflect.data``, ``inflect.model``...), a module that looks each name up in
 the new ones (the same objects; monkeypatch the new module). New code imports the new paths.
+
+Names that left a module which still exists (``inflect.nn.config.Config``, now
+``inflect.training.config.Config``) are found the same way by :func:`moved_names`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import importlib.util
 import sys
 import types
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 MOVED = {
     "ambiguity": "evaluation.ambiguity",
@@ -33,7 +38,7 @@ MOVED = {
     "files": "io.atomic",
     "languages": "text.languages",
     "lengths": "nn.lengths",
-    "model": ("nn.model", "nn.config"),
+    "model": ("nn.model", "training.config", "nn.config"),
     "models": "inference.registry",
     "outputs": "io.outputs",
     "paradigm": ("inference.paradigm", "inference.paradigm_cells"),
@@ -102,6 +107,32 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
         warnings.warn(f"{fullname} moved to {' and '.join(new)} (sparse-inflect 0.2); "
                       "import it from there", DeprecationWarning, stacklevel=3)
         return importlib.util.spec_from_loader(fullname, _Alias(new))
+
+
+def moved_names(module: str, names: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for names that moved out of a module that still exists
+    (``Config`` and ``PRESETS`` left :mod:`inflect.nn.config` for
+    :mod:`inflect.training.config`): each is looked up in its new module when asked for, with a
+    :class:`DeprecationWarning` naming it; the old module never imports the new one itself.
+
+    Args:
+        module: the old module's name (``__name__``).
+        names: name -> its new module, relative to ``inflect`` (``"training.config"``).
+
+    Returns:
+        The ``__getattr__`` to assign in the old module; it raises AttributeError for any other
+        name.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        new = f"inflect.{names[name]}"
+        warnings.warn(f"{module}.{name} moved to {new}.{name}; import it from there",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(new), name)
+
+    return __getattr__
 
 
 def install() -> None:

@@ -85,7 +85,7 @@ SUPPORT_WIDTH = 8
 # EVAL_BATCH_SIZE, LENGTH_POOL_BATCHES, ESTIMATE_AFTER_BATCHES, QUEUE_POLL_SECONDS.
 
 #: Dev examples per batch of dev evaluation (:func:`inflect.training.dev.evaluate_dev`; the
-#: figures are the same at any size); ``Config.eval_batch_size`` defaults to the same number.
+#: figures are the same at any size); ``TrainConfig.eval_batch_size`` defaults to the same number.
 EVAL_BATCH_SIZE = 128
 #: Batches per pool of an epoch's shuffled batches
 #: (:func:`inflect.training.sampling.shuffled_batches`): the rows of a pool are sorted by target

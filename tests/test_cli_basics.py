@@ -17,7 +17,7 @@ def test_version():
 
 
 def test_train_help_names_every_preset():
-    from inflect.nn.config import PRESETS
+    from inflect.training.config import PRESETS
 
     result = CliRunner().invoke(main, ["train", "--help"], terminal_width=200)
     assert result.exit_code == 0, result.output

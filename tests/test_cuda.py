@@ -12,7 +12,7 @@ from inflect import sparse
 from inflect.decoding.beam import beam_search
 from inflect.decoding.ensemble import Ensemble
 from inflect.nn.checkpoint import load_model
-from inflect.nn.config import Config
+from inflect.training.config import Config
 from inflect.training.items import TrainingData
 from inflect.training.trainer import train
 from inflect.training.warm_start import build_model

@@ -22,8 +22,8 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from safetensors import safe_open
 
-from inflect.nn.checkpoint import MODEL_FILE, STATE_FILE, load_model
-from inflect.nn.config import Config
+from inflect.nn.checkpoint import MODEL_FILE, STATE_FILE, load_checkpoint
+from inflect.training.config import Config
 from inflect.training.distributed import World
 from inflect.training.items import TrainingData
 from inflect.training.results import TrainingInterrupted
@@ -39,6 +39,11 @@ EPOCHS = 2
 def _data() -> TrainingData:
     # 100 rows: batches of 16 and a last one of 4 (shared 2 / 2 by two processes)
     return TrainingData(synthetic.items(100, seed=7), synthetic.items(24, seed=8))
+
+
+def _run_config(out: Path) -> Config:
+    """The whole config stored in run folder ``out``'s model checkpoint."""
+    return Config.from_dict(load_checkpoint(out).metadata["model"]["config"])
 
 
 def _config(batch_size: int, dropout: float) -> Config:
@@ -147,7 +152,7 @@ def test_two_processes_with_batch_b_make_the_updates_of_one_with_batch_2b(tmp_pa
     b = pd.read_csv(tmp_path / "single-2b" / "metrics.csv").drop(columns=drop)
     pd.testing.assert_frame_equal(a, b, rtol=1e-4)
     assert len(a) == EPOCHS
-    assert load_model(tmp_path / "ddp").config.batch_size == 8
+    assert _run_config(tmp_path / "ddp").batch_size == 8
     # only rank 0 wrote the folder; no lock left behind
     assert not (tmp_path / "ddp" / ".lock").exists()
 
@@ -212,7 +217,7 @@ def test_torchrun_trains_one_model_on_two_processes(tmp_path):
     assert done.stderr.count("world size 2 (torch.distributed), 32 examples per update") == 1
     assert done.stderr.count("best dev accuracy") == 1  # rank 0 alone speaks
     assert list(pd.read_csv(out / "metrics.csv").epoch) == [1]
-    assert load_model(out).config.batch_size == 16
+    assert _run_config(out).batch_size == 16
 
 
 def test_python_dash_m_inflect_is_the_command_line():

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from inflect.nn.batching import Vocabularies, make_batch, output_symbols
-from inflect.nn.config import ATTENTION_SCORES, PRESETS, Config
+from inflect.nn.config import ATTENTION_SCORES
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import (
     BOS_ID,
@@ -26,6 +26,7 @@ from inflect.nn.vocab import (
     Vocab,
     replace_unknowns,
 )
+from inflect.training.config import PRESETS, Config
 
 MAPPINGS = ("softmax", "sparsemax", "entmax15", "entmax:1.3")
 
@@ -46,7 +47,7 @@ def tiny_model(
         dropout=0.2,
         copy_bias=copy,
     )
-    return Seq2Seq(cfg, symbols, symbols, feats, langs)
+    return Seq2Seq(cfg.model, symbols, symbols, feats, langs)
 
 
 def batch_of(model, feats=(("N", "PL"), ("V", "PST", "SG"), ("SG",))):
@@ -293,7 +294,7 @@ def test_unseen_feature_is_left_out_with_a_warning_and_language_is_checked():
 
 def test_model_without_tags_or_language_symbol():
     symbols = Vocab.build([["▁the", "▁cat"]], name="subword")
-    model = Seq2Seq(Config.from_preset("tiny"), symbols, symbols)
+    model = Seq2Seq(Config.from_preset("tiny").model, symbols, symbols)
     b = make_batch(Vocabularies.of(model), [["▁the", "▁cat"]], targets=[["▁cat"]])
     loss, n = model.loss(b)
     assert n == 2 and torch.isfinite(loss)
@@ -349,7 +350,7 @@ def test_output_symbols_replace_unknowns_by_attention():
 def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():
     torch.manual_seed(0)
     symbols = Vocab.build(["abcdefg"], name="symbol")
-    model = Seq2Seq(Config.from_preset("tiny", copy_bias=True), symbols, symbols)
+    model = Seq2Seq(Config.from_preset("tiny", copy_bias=True).model, symbols, symbols)
     model.eval()
     batch = make_batch(
         Vocabularies.of(model), [list("abca"), list("ge")], targets=[list("ab"), list("g")]
@@ -433,7 +434,7 @@ def test_weights_keep_the_checkpoint_names_and_the_parameter_order():
     langs = Vocab(["xx"], specials=(), name="language")
     cfg = Config.from_preset(
         "tiny", layers=2, attention_score="mlp", learn_attention_alpha=True, copy_bias=True
-    )
+    ).model
     model = Seq2Seq(cfg, symbols, symbols, feats, langs)
     state = model.state_dict()
     assert list(state) == FLAT_NAMES

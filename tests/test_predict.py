@@ -36,12 +36,12 @@ from inflect.inference.registry import (
 )
 from inflect.nn.batching import Vocabularies, make_batch, output_symbols
 from inflect.nn.checkpoint import load_checkpoint, load_model, save_model
-from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import UnknownSymbolWarning, Vocab
 from inflect.text.languages import UnknownLanguageError, resolve
 from inflect.text.parsing import parse_lines
 from inflect.text.records import DataFormatError
+from inflect.training.config import Config
 from inflect.training.items import TrainingData
 from inflect.training.trainer import train
 

@@ -40,7 +40,7 @@ def _metrics(run: Path) -> list[dict[str, str]]:
 
 def _interrupt_in_epoch_2(root: Path, data: Path) -> None:
     """German's run, stopped at batch 1 of epoch 2 (as SIGTERM does: a resumable state)."""
-    from inflect.nn.config import Config
+    from inflect.training.config import Config
 
     def stop(event: str, info: dict) -> None:
         if event == "batch" and info["epoch"] == 2 and info["batch"] == 1:

@@ -25,10 +25,10 @@ from inflect.evaluation.scoring import score_files
 from inflect.inference.predictor import Predictor
 from inflect.inference.queries import read_queries
 from inflect.nn.checkpoint import MODEL_FILE
-from inflect.nn.config import Config
 from inflect.render.markdown import frame_markdown
 from inflect.render.tsv import prediction_2018
 from inflect.text.languages import resolve
+from inflect.training.config import Config
 from inflect.training.items import TrainingData, load_data
 from inflect.training.results import TrainingInterrupted
 from inflect.training.state import run_status
@@ -255,7 +255,6 @@ def _load_ship():
 
 
 def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(tmp_path):
-    import dataclasses
 
     from inflect.inference.registry import default_model
     from inflect.nn.checkpoint import load_tensors, save_model
@@ -263,8 +262,10 @@ def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(t
 
     ship = _load_ship()
     torch.manual_seed(0)
-    model = build_model(Config.from_preset("tiny"), synthetic.items(50, seed=1, language="german"))
-    save_model(tmp_path / "run", model, languages=[resolve("german").to_dict()])
+    config = Config.from_preset("tiny")
+    model = build_model(config, synthetic.items(50, seed=1, language="german"))
+    save_model(tmp_path / "run", model, languages=[resolve("german").to_dict()],
+               settings=config.train.to_dict())
     original, _ = load_tensors(tmp_path / "run" / MODEL_FILE)
     out = tmp_path / "models"
     rel = ship.store_members("german-high", [tmp_path / "run"], out, half=True)
@@ -285,7 +286,7 @@ def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(t
         "german-high": {
             "languages": ["german"],
             "setting": "high",
-            "config": dataclasses.asdict(model.config),
+            "config": config.to_dict(),
             "data": {"setting": "high", "train_examples": 50},
         }
     }
@@ -341,9 +342,10 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
     model = build_model(config, synthetic.items(20, seed=1, language="german"))
     start = {"path": "runs/high-member1/model.safetensors", "sha256": "0" * 64}
     save_model(tmp_path / "a", model, languages=[resolve("german").to_dict()],
-               training={"data": {"setting": "high"}})
+               training={"data": {"setting": "high"}}, settings=config.train.to_dict())
     save_model(tmp_path / "b", model, languages=[resolve("german").to_dict()],
-               training={"data": {"setting": "high"}, "init_from": start})
+               training={"data": {"setting": "high"}, "init_from": start},
+               settings=config.train.to_dict())
     facts = ship.model_facts([tmp_path / "a", tmp_path / "b"])
     assert "--init-from" not in ship.command_of(facts, 1)
     # a start inside the member's own run folder: the command writes beside it
@@ -368,13 +370,14 @@ def test_ship_lists_the_command_of_a_warm_start(tmp_path, monkeypatch):
 
     ship = _load_ship()
     monkeypatch.chdir(tmp_path)
-    model = build_model(Config.from_preset("tiny", seed=1),
-                        synthetic.items(20, seed=1, language="german"))
+    config = Config.from_preset("tiny", seed=1)
+    model = build_model(config, synthetic.items(20, seed=1, language="german"))
     save_model(tmp_path / "runs" / "start", model, languages=[resolve("german").to_dict()],
-               training={"data": {"setting": "high"}})
+               training={"data": {"setting": "high"}}, settings=config.train.to_dict())
     start = {"path": "runs/start/model.safetensors", "sha256": "1" * 64}
     save_model(tmp_path / "m", model, languages=[resolve("german").to_dict()],
-               training={"data": {"setting": "high"}, "init_from": start})
+               training={"data": {"setting": "high"}, "init_from": start},
+               settings=config.train.to_dict())
     commands, note = ship.start_of(ship.model_facts([tmp_path / "m"]))
     assert commands == [
         "inflect train --lang german --setting high --attention entmax15 --output entmax15 "

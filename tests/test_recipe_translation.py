@@ -244,12 +244,12 @@ def _targets(recipe, data, size):
 
 
 def test_translator_rejects_inflection_models(tmp_path):
-    from inflect.nn.config import Config
+    from inflect.nn.config import ModelConfig
     from inflect.nn.model import Seq2Seq
     from inflect.nn.vocab import PAD, Vocab
 
     syms = Vocab(["a", "b"])
-    model = Seq2Seq(Config(emb_dim=8, hidden_dim=8, layers=1), syms, syms,
+    model = Seq2Seq(ModelConfig(emb_dim=8, hidden_dim=8, layers=1), syms, syms,
                     Vocab(["N"], specials=(PAD,), name="feature"))
     with pytest.raises(ValueError, match="tag bundles"):
         Translator([LoadedModel(model, codec=CharCodec(resolve("german")))])
@@ -263,7 +263,7 @@ def test_translator_rejects_inflection_models(tmp_path):
 
 
 def test_train_stores_codec_selects_on_dev_score_and_refuses_another_codec(small_codec, tmp_path):
-    from inflect.nn.config import Config
+    from inflect.training.config import Config
     from inflect.training.items import TrainingData
     from inflect.training.trainer import train
 

@@ -13,7 +13,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from inflect.nn.batching import Vocabularies, make_batch
 from inflect.nn.cell import gate_scale, gate_slope, lstm_cell, lstm_cell_backward
-from inflect.nn.config import Config
+from inflect.nn.config import ModelConfig
 from inflect.nn.model import Seq2Seq
 from inflect.nn.recurrence import (
     RecurrenceSpec,
@@ -86,7 +86,7 @@ def _model(attention: str, layers: int, copy: bool, score: str = "general") -> S
     symbols = Vocab.build([list("abcdefgh")], name="symbol")
     feats = Vocab(["F1", "F2", "F3"], specials=(PAD,), name="feature")
     langs = Vocab(["xx", "yy"], specials=(), name="language")
-    cfg = Config(
+    cfg = ModelConfig(
         emb_dim=5,
         feature_dim=4,
         hidden_dim=6,

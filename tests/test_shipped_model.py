@@ -140,7 +140,9 @@ def test_shipped_members_load_as_typed_models():
         loaded = load_checkpoint(path)
         assert list(loaded.languages) == ["german"] and loaded.codec is None
         assert not loaded.is_translation and loaded.path == path
-        assert loaded.network.config.preset == "cpu-small"  # a config written before new keys
+        # a config written before new keys: the network's fields, and the run's beside them
+        assert loaded.network.config.tag_bundles == "set"
+        assert loaded.metadata["model"]["config"]["preset"] == "cpu-small"
         assert loaded.metadata["format"] == "sparse-inflect/1"
         assert load_model(path).config == loaded.network.config
     # the folder holding the member files is an ensemble for every --model option

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from inflect import sparse as S
-from inflect.nn.config import Config
+from inflect.nn.config import ModelConfig
 from inflect.sparse import mapping as M
 
 # (name, α, the function computing that α-entmax directly)
@@ -263,10 +263,10 @@ def test_a_registered_mapping_works_end_to_end(registry):
         S.get_mapping("tsoftmax:-1")
     assert "tsoftmax:<tau>" in str(info.value)
     # a config takes the name; learning an α needs an α-entmax
-    config = Config(output_mapping="tsoftmax:2", attention_mapping="tsoftmax:0.5")
+    config = ModelConfig(output_mapping="tsoftmax:2", attention_mapping="tsoftmax:0.5")
     assert S.get_mapping(config.output_mapping) == TemperatureSoftmax(2.0)
     with pytest.raises(ValueError, match="learn_attention_alpha needs an initial attention α > 1"):
-        Config(attention_mapping="tsoftmax:2", learn_attention_alpha=True)
+        ModelConfig(attention_mapping="tsoftmax:2", learn_attention_alpha=True)
     # a fixed (parameterless) registration
     S.register_mapping("warm", lambda: TemperatureSoftmax(10.0))
     assert S.get_mapping("WARM") == TemperatureSoftmax(10.0)

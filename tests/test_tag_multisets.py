@@ -17,8 +17,8 @@ import torch
 from synthetic import item_batch
 
 from inflect.nn.checkpoint import load_model
-from inflect.nn.config import Config
 from inflect.text.reading import read_examples
+from inflect.training.config import Config
 from inflect.training.items import Item, TrainingData
 from inflect.training.trainer import train
 

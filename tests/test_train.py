@@ -34,8 +34,8 @@ from inflect.nn.checkpoint import (
     load_tensors,
     save_tensors,
 )
-from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
+from inflect.training.config import Config
 from inflect.training.items import TrainingData
 from inflect.training.results import TrainingDiverged, TrainingInterrupted
 from inflect.training.state import run_status
@@ -47,6 +47,11 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 def tiny_config(**kw):
     return Config.from_preset("tiny", **kw)
+
+
+def run_config(path):
+    """The whole config (network and training) stored in the model checkpoint ``path``."""
+    return Config.from_dict(load_checkpoint(path).metadata["model"]["config"])
 
 
 def decode_strings(model, items):
@@ -202,7 +207,7 @@ def test_dev_batch_size_changes_neither_the_figures_nor_blocks_a_resume(tmp_path
     result = train(tiny_config(), data, tmp_path, device="cpu", resume=True, max_epochs=2)
     assert result.epochs == 2
     model = load_model(tmp_path)
-    assert model.config.eval_batch_size == 500  # the saved run's config goes on
+    assert run_config(tmp_path).eval_batch_size == 500  # the saved run's config goes on
     figures = [evaluate_dev(model, dev, size) for size in (1, 5, 23, 500)]
     alone = figures[0][2]  # batches of one: each input's own length cap
     ended = [
@@ -630,7 +635,8 @@ def test_warm_start_begins_at_the_checkpoints_weights_and_records_it(tmp_path):
     assert seen.keys() == start.keys()
     assert all(torch.equal(seen[k], start[k]) for k in start)
     loaded = load_checkpoint(tmp_path / "second")
-    assert loaded.network.config.learning_rate == 2e-3 and loaded.network.config.seed == 7
+    config = Config.from_dict(loaded.metadata["model"]["config"])
+    assert config.learning_rate == 2e-3 and config.seed == 7
     digest = hashlib.sha256((first / MODEL_FILE).read_bytes()).hexdigest()
     assert loaded.metadata["training"]["init_from"] == {"path": str(first), "sha256": digest}
     trained = load_model(tmp_path / "second").state_dict()
@@ -699,7 +705,7 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
              "--data-dir", str(data), "--init-from", str(first)]
     ok = CliRunner().invoke(main, [*plain, "--learning-rate", "0.002", "--out", str(tmp_path / "b")])
     assert ok.exit_code == 0, ok.output
-    config = load_model(tmp_path / "b").config
+    config = run_config(tmp_path / "b")
     assert (config.attention_mapping, config.output_mapping) == ("sparsemax", "softmax")
     assert (config.learning_rate, config.preset) == (0.002, "tiny")
     bad = CliRunner().invoke(main, [*plain, "--attention", "entmax15", "--out", str(tmp_path / "c")])
@@ -711,7 +717,7 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
 def test_train_help_gives_each_presets_defaults():
     """Issue 37 item 11: `train --help` names the defaults, which come from the preset; the
     figures it prints are checked against the presets themselves."""
-    from inflect.nn.config import PRESETS
+    from inflect.training.config import PRESETS
 
     text = " ".join(CliRunner().invoke(main, ["train", "--help"], terminal_width=300,
                                        max_content_width=300).output.split())

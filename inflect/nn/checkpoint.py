@@ -3,7 +3,8 @@
 A checkpoint folder holds
 
 * ``model.safetensors`` — the selected (best-on-dev) weights. Its safetensors metadata key
-  ``"sparse_inflect"`` holds one JSON document: format version, model config, vocabularies
+  ``"sparse_inflect"`` holds one JSON document: format version, the run's config (one flat dict
+  of the network's fields and the training procedure's), vocabularies
   (source, target, UniMorph features, languages), the language specs
   (:meth:`inflect.text.languages.LanguageSpec.to_dict`), the codec that turns raw text into symbols
   where the run had one (:mod:`inflect.text.codec`; e.g. a SentencePiece model, base64), the training
@@ -129,6 +130,7 @@ def save_model(
     training: dict[str, Any] | None = None,
     state_dict: dict[str, torch.Tensor] | None = None,
     codec: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Write a self-contained model checkpoint (``model.safetensors``) atomically.
 
@@ -140,13 +142,19 @@ def save_model(
         training: other facts about the run (data, seed, best epoch, ...).
         state_dict: the weights to store (default: the model's current ones).
         codec: the :meth:`inflect.text.codec.Codec.to_dict` dict of the model's codec, or None.
+        settings: the training procedure's config fields
+            (:meth:`inflect.training.config.TrainConfig.to_dict`), stored beside the network's in
+            the flat ``config`` (see :meth:`Seq2Seq.metadata`); None: the network's alone.
+
+    Raises:
+        ValueError: ``settings`` names a field of the network.
     """
     path = Path(path)
     if path.suffix != ".safetensors":
         path = path / MODEL_FILE
     meta = {
         "format": FORMAT,
-        "model": model.metadata(),
+        "model": model.metadata(settings),
         "languages": languages or [],
         "metrics": metrics or [],
         "training": training or {},

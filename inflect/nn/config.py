@@ -1,34 +1,104 @@
-"""The configuration of a model and its training: :class:`Config`, and the named presets.
+"""The configuration of the network: :class:`ModelConfig`, and how a field says when it may change.
 
-Fields, defaults and presets follow Peters, Niculae & Martins (2019), section 5 / appendix.
+Fields and defaults follow Peters, Niculae & Martins (2019, "Sparse Sequence-to-Sequence Models",
+ACL), section 5 / appendix. The training procedure's fields (Adam, batches, epochs, seeds) and the
+named presets are :mod:`inflect.training.config`'s (``TrainConfig``, ``PRESETS``, and ``Config``,
+the two together); the network sees a :class:`ModelConfig` only.
+
+A checkpoint stores the two as one flat dict (``meta["model"]["config"]``, every field of both by
+name), as every checkpoint before the split did: :meth:`ModelConfig.from_flat` reads the network's
+fields out of it and leaves the others to :mod:`inflect.training`.
+
+``Config`` and ``PRESETS`` were defined here before the split; importing them from here still
+works, with a :class:`DeprecationWarning` naming :mod:`inflect.training.config`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from inflect import _moved
 from inflect.sparse import get_mapping, mapping_alpha
+
+__all__ = [
+    "ATTENTION_SCORES",
+    "CHANGEABLE",
+    "COPY_FEATURE",
+    "RESUME",
+    "TAG_BUNDLES",
+    "WARM_START",
+    "ModelConfig",
+    "changeable",
+    "changeable_fields",
+]
 
 #: Attention score functions of Luong et al. (2015), section 3.1.
 ATTENTION_SCORES = ("general", "dot", "mlp")
-#: How a model reads a tag bundle (``Config.tag_bundles``): ``"multiset"`` (repeats count) or
+#: How a model reads a tag bundle (``ModelConfig.tag_bundles``): ``"multiset"`` (repeats count) or
 #: ``"set"`` (repeats dropped; checkpoints written before the field).
 TAG_BUNDLES = ("multiset", "set")
 
-#: The feature that marks an autoencoding (copy) item (see ``Config.copy_examples``).
+#: The feature that marks an autoencoding (copy) item (see ``TrainConfig.copy_examples``).
 COPY_FEATURE = "<copy>"
+
+#: The occasions on which a run may give a field another value than the model it starts from:
+#: a warm start (``inflect train --init-from``: a model checkpoint trained further, a new run)...
+WARM_START = "warm start"
+#: ... and a resume (``inflect train --resume``: the saved run continued, which must end as the
+#: uninterrupted run would have).
+RESUME = "resume"
+#: Key of a dataclass field's ``metadata``: the occasions (:data:`WARM_START`, :data:`RESUME`)
+#: on which the field may change; absent: on none.
+CHANGEABLE = "changeable"
+
+
+def changeable(default: Any, *occasions: str) -> Any:
+    """A dataclass field with ``default`` that a run may change on ``occasions``.
+
+    Args:
+        default: the field's default (immutable: a number, a string, None).
+        occasions: :data:`WARM_START` and/or :data:`RESUME`.
+
+    Returns:
+        A :func:`dataclasses.field` whose ``metadata[CHANGEABLE]`` is ``occasions``.
+
+    Raises:
+        ValueError: an occasion that is neither.
+    """
+    unknown = set(occasions) - {WARM_START, RESUME}
+    if unknown:
+        raise ValueError(f"unknown occasion(s) {sorted(unknown)}; use {WARM_START!r}, {RESUME!r}")
+    return dataclasses.field(default=default, metadata={CHANGEABLE: tuple(occasions)})
+
+
+def changeable_fields(config_class: type, occasion: str) -> frozenset[str]:
+    """The fields of dataclass ``config_class`` that may change on ``occasion``.
+
+    Args:
+        config_class: a config dataclass (:class:`ModelConfig`, ``TrainConfig``).
+        occasion: :data:`WARM_START` or :data:`RESUME`.
+
+    Returns:
+        Their names (the fields declared with :func:`changeable` for ``occasion``).
+    """
+    return frozenset(
+        f.name
+        for f in dataclasses.fields(config_class)
+        if occasion in f.metadata.get(CHANGEABLE, ())
+    )
 
 
 @dataclass
-class Config:
-    """Every hyperparameter of the model and of its training, with the paper's defaults.
+class ModelConfig:
+    """The network's hyperparameters, with the paper's defaults: every field the network reads
+    to build its parameters, to run forward and to search.
 
     Defaults follow Peters et al. (2019), section 5 / appendix (OpenNMT-py settings): embeddings
-    and hidden states of 300, two layers, dropout 0.3, Adam at 1e-3, batch 64, gradient norm
-    clipped at 5, learning rate halved whenever the dev loss rises. See :data:`PRESETS` for the
-    named smaller settings.
+    and hidden states of 300, two layers, dropout 0.3. The fields a warm start may change (they
+    shape no parameter) are declared with :func:`changeable`; the others are the checkpoint's.
 
     Attributes:
         emb_dim: size of the source and target symbol embeddings.
@@ -37,72 +107,42 @@ class Config:
         hidden_dim: size of the decoder state and of the encoder output (``hidden_dim / 2`` per
             direction); must be even.
         layers: LSTM layers in the encoder and in the decoder.
-        dropout: dropout on embeddings, between LSTM layers and on the attentional hidden state.
+        dropout: dropout on embeddings, between LSTM layers and on the attentional hidden state
+            (in training only). A warm start may change it.
         attention_score: ``"general"``, ``"dot"`` or ``"mlp"``.
         attention_mapping: ``"softmax"``, ``"sparsemax"``, ``"entmax15"``, ``"entmax:<α>"`` or a
             number (α), or any other name of :func:`inflect.sparse.get_mapping`.
         output_mapping: same choices; the loss is the Fenchel–Young loss of this mapping.
         learn_attention_alpha: learn the attention α (initialised at ``attention_mapping``'s α,
             kept above 1 as ``1 + softplus(θ)``).
-        learning_rate: Adam step size.
-        batch_size: training examples per update.
-        max_grad_norm: global gradient-norm clipping threshold.
-        lr_decay: factor applied to the learning rate when the dev loss rises.
-        min_learning_rate: floor for the decayed learning rate.
-        copy_examples: autoencoding augmentation (Kann & Schütze 2017, "Unlabeled Data for
-            Morphological Generation With Character-Based Sequence-to-Sequence Models",
-            SCLeM): each epoch adds ``copy_examples x len(train)`` items that copy a training
-            lemma or form onto itself, marked by the feature :data:`COPY_FEATURE` instead of a
-            tag bundle. 0 (the paper's setting) adds none. Not used on dev.
         copy_bias: add a copy term to the logits (an extension, off in the paper's setting):
             ``g_t * sum_{s: x_s = v} a_{t,s}`` for each target symbol v, where a_t is the
             attention row and ``g_t = softplus(w . h̃_t + b) >= 0`` a learned gate, in the
             spirit of pointer-generator networks (See et al. 2017, ACL) but in logit space, so the
             output mapping and its Fenchel–Young loss are unchanged. Source symbols absent from
             the target vocabulary add to UNK (which unknown-word replacement then copies).
-        max_epochs: maximum number of passes over the training data.
-        patience: stop after this many epochs without a better dev accuracy.
-        max_decode_len: cap on output length for greedy dev decoding (``None``: 2·source + 10).
-        eval_batch_size: examples per batch in dev evaluation (the dev loss and accuracy do
-            not depend on it; 128 is about 30% faster on a CPU than 500, whose (B, S, 4H)
-            copies miss the cache).
-        seed: seed of every random choice (initialisation, shuffling, dropout).
-        dev_sample: model selection on at most this many dev examples per language (a fixed
-            sample, :data:`inflect.defaults.DEV_SAMPLE_SEED`); 0 = every dev example.
-        language_temperature: how a multilingual epoch mixes languages: each language l
-            contributes ``N · n_l^(1/T) / Σ_k n_k^(1/T)`` items (N the training items, n_l the
-            language's), its own repeated or cut in a random order; 1 = each item once, as given.
+        max_decode_len: cap on the output length, in symbols, of every search with the model
+            (dev decoding in training, predictions); ``None``: each input's own limit from the
+            training data's output lengths (:mod:`inflect.nn.lengths`). A warm start may change
+            it.
         tag_bundles: ``"multiset"`` (a repeated feature counts, the default) or ``"set"``
             (repeats dropped: how every checkpoint written before this field read bundles;
             :meth:`from_dict` gives ``"set"`` where the field is missing, so they answer as
-            before).
+            before). A warm start reads bundles as multisets; a resumed run keeps its own.
     """
 
     emb_dim: int = 300
     feature_dim: int | None = None
     hidden_dim: int = 300
     layers: int = 2
-    dropout: float = 0.3
+    dropout: float = changeable(0.3, WARM_START)
     attention_score: str = "general"
     attention_mapping: str = "entmax15"
     output_mapping: str = "entmax15"
     learn_attention_alpha: bool = False
-    learning_rate: float = 1e-3
-    batch_size: int = 64
-    max_grad_norm: float = 5.0
-    lr_decay: float = 0.5
-    min_learning_rate: float = 0.0
-    copy_examples: float = 0.0
     copy_bias: bool = False
-    max_epochs: int = 30
-    patience: int = 10
-    max_decode_len: int | None = None
-    eval_batch_size: int = 128
-    seed: int = 1
-    preset: str | None = None
-    dev_sample: int = 0
-    language_temperature: float = 1.0
-    tag_bundles: str = "multiset"
+    max_decode_len: int | None = changeable(None, WARM_START)
+    tag_bundles: str = changeable("multiset", WARM_START, RESUME)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -113,14 +153,7 @@ class Config:
         Raises:
             ValueError: naming the field and the value that is wrong.
         """
-        for name in (
-            "emb_dim",
-            "hidden_dim",
-            "layers",
-            "batch_size",
-            "max_epochs",
-            "eval_batch_size",
-        ):
+        for name in ("emb_dim", "hidden_dim", "layers"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"config {name} must be a positive integer, got {value!r}")
@@ -148,31 +181,19 @@ class Config:
         attention_alpha = get_mapping(self.attention_mapping).alpha
         if self.learn_attention_alpha and (attention_alpha is None or attention_alpha <= 1.0):
             raise ValueError("config learn_attention_alpha needs an initial attention α > 1")
-        if self.learning_rate <= 0 or self.max_grad_norm <= 0:
-            raise ValueError("config learning_rate and max_grad_norm must be positive")
-        if not 0 < self.lr_decay <= 1:
-            raise ValueError(f"config lr_decay must be in (0, 1], got {self.lr_decay}")
-        if not 0.0 <= self.copy_examples <= 10.0:
-            raise ValueError(f"config copy_examples must be in [0, 10], got {self.copy_examples}")
-        if self.patience < 1:
-            raise ValueError(f"config patience must be >= 1, got {self.patience}")
-        if not isinstance(self.dev_sample, int) or self.dev_sample < 0:
-            raise ValueError(f"config dev_sample must be an integer >= 0, got {self.dev_sample!r}")
         if self.tag_bundles not in TAG_BUNDLES:
             raise ValueError(
                 f"config tag_bundles must be one of {TAG_BUNDLES}, got {self.tag_bundles!r}"
             )
-        if not 0.5 <= self.language_temperature <= 100.0:
-            raise ValueError(
-                f"config language_temperature must be in [0.5, 100], got {self.language_temperature}"
-            )
 
     @property
     def attention_alpha(self) -> float:
+        """The attention mapping's α (:func:`inflect.sparse.mapping_alpha`)."""
         return mapping_alpha(self.attention_mapping)
 
     @property
     def output_alpha(self) -> float:
+        """The output mapping's α (:func:`inflect.sparse.mapping_alpha`)."""
         return mapping_alpha(self.output_mapping)
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,7 +201,7 @@ class Config:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Config:
+    def from_dict(cls, d: Mapping[str, Any]) -> ModelConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error. A dict without
         ``tag_bundles`` (written before the field existed) is a model that read tag bundles
         as sets: ``tag_bundles="set"``.
@@ -195,60 +216,20 @@ class Config:
         return cls(**({"tag_bundles": "set"} | dict(d)))
 
     @classmethod
-    def from_preset(cls, name: str | None = None, **overrides: Any) -> Config:
-        """The config of preset ``name`` (``None``: the paper's defaults) with ``overrides``.
+    def from_flat(cls, flat: Mapping[str, Any]) -> ModelConfig:
+        """The network's fields of a checkpoint's flat config (``meta["model"]["config"]``: the
+        network's and the training procedure's fields in one dict); the other keys are left to
+        :mod:`inflect.training.config`, which checks them. As :meth:`from_dict`, a dict without
+        ``tag_bundles`` gives ``"set"``.
 
         Raises:
-            ValueError: on an unknown preset (the message lists the known ones).
+            ValueError: on an invalid value of a network field.
         """
-        base: dict[str, Any] = {}
-        if name is not None:
-            if name not in PRESETS:
-                raise ValueError(f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}")
-            base = dict(PRESETS[name], preset=name)
-        base.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**base)
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls.from_dict({k: v for k, v in flat.items() if k in names})
 
 
-#: Named settings (overrides of :class:`Config`'s defaults).
-#: ``paper``: the defaults of Peters et al. (2019).
-#: ``cpu-small``: a smaller model for ~1,000 training pairs (SIGMORPHON "medium") that trains in
-#: seconds per epoch on one CPU thread: one layer, 100/200 dimensions, many epochs with patience
-#: on dev accuracy, batches of 32, dropout on embeddings, autoencoding items (copy a lemma or
-#: form, Kann & Schütze 2017) and the copy bias in the logits.
-#: ``cpu-small-plain``: ``cpu-small`` without autoencoding items and copy bias, for the high
-#: setting's multilingual model (10,000 pairs a language: the extensions cost more than they give
-#: at equal CPU time, see the pilot in recipes/sigmorphon2018/README.md), at most 40 epochs,
-#: model selection on 100 dev words per language.
-#: ``tiny``: a toy size for tests and smoke runs.
-_CPU_SMALL_SIZE: dict[str, Any] = {
-    "emb_dim": 100,
-    "feature_dim": 100,
-    "hidden_dim": 200,
-    "layers": 1,
-    "dropout": 0.3,
-    "batch_size": 32,
-    "min_learning_rate": 1e-4,
-}
-PRESETS: dict[str, dict[str, Any]] = {
-    "paper": {},
-    "cpu-small": {
-        **_CPU_SMALL_SIZE,
-        "max_epochs": 150,
-        "patience": 25,
-        "copy_examples": 1.0,
-        "copy_bias": True,
-    },
-    "cpu-small-plain": {**_CPU_SMALL_SIZE, "max_epochs": 40, "patience": 5, "dev_sample": 100},
-    "tiny": {
-        "emb_dim": 32,
-        "hidden_dim": 64,
-        "layers": 1,
-        "dropout": 0.0,
-        "batch_size": 16,
-        "max_epochs": 60,
-        "patience": 60,
-        "lr_decay": 1.0,
-        "learning_rate": 5e-3,
-    },
-}
+#: ``Config`` and ``PRESETS``, defined here before the split: looked up in their new module.
+__getattr__ = _moved.moved_names(
+    __name__, {"Config": "training.config", "PRESETS": "training.config"}
+)

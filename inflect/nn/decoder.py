@@ -17,7 +17,7 @@ the ``mlp`` score. Teacher forcing otherwise takes the private fast path
 :func:`inflect.nn.recurrence.decoder_recurrence`, the T steps in one autograd node with a
 hand-written backward pass, tested equal to T calls of :meth:`Decoder.step`.
 
-The copy bias (``Config.copy_bias``, an extension off in the paper's setting) adds
+The copy bias (``ModelConfig.copy_bias``, an extension off in the paper's setting) adds
 ``softplus(w_g h̃_t + b_g) · Σ_s p_ts [y = source symbol s]`` to the logits.
 """
 
@@ -30,7 +30,7 @@ from torch import Tensor, nn
 
 from inflect.nn.attention import Attention
 from inflect.nn.cell import lstm_cell
-from inflect.nn.config import Config
+from inflect.nn.config import ModelConfig
 from inflect.nn.recurrence import RecurrenceSpec, decoder_recurrence
 from inflect.nn.state import DecoderState, EncodedSource, StepWeights
 from inflect.sparse import get_mapping
@@ -42,7 +42,7 @@ class Decoder(nn.Module):
     """Stacked LSTM cells with input feeding, global attention and the generator.
 
     Args:
-        config: hyperparameters (``emb_dim``, ``hidden_dim``, ``layers``, ``dropout``,
+        config: the network's hyperparameters (``emb_dim``, ``hidden_dim``, ``layers``, ``dropout``,
             ``attention_score``, ``attention_mapping``, ``learn_attention_alpha``).
         target_embedding: the (V, E) embedding of the target symbols (built by the caller:
             the order in which the model's tables are built fixes their random initialisation).
@@ -62,7 +62,7 @@ class Decoder(nn.Module):
 
     def __init__(
         self,
-        config: Config,
+        config: ModelConfig,
         target_embedding: nn.Embedding,
         condition_dim: int,
         source_to_target: Tensor | None = None,

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from inflect.nn.config import Config
+from inflect.nn.config import ModelConfig
 from inflect.nn.recurrence import bilstm_layer
 
 __all__ = ["Encoder", "EncoderOutput"]
@@ -50,7 +50,7 @@ class Encoder(nn.Module):
     """Source embeddings and condition vector, then the BiLSTM (see the module docstring).
 
     Args:
-        config: hyperparameters (``hidden_dim``, ``layers``, ``dropout``).
+        config: the network's hyperparameters (``hidden_dim``, ``layers``, ``dropout``).
         source_embedding: the source symbols' (vocabulary size, E) embedding.
         feature_embedding: the UniMorph features' (features, D) embedding (PAD row 0), or None.
         language_embedding: the language symbols' (languages, D) embedding, or None.
@@ -65,7 +65,7 @@ class Encoder(nn.Module):
 
     def __init__(
         self,
-        config: Config,
+        config: ModelConfig,
         source_embedding: nn.Embedding,
         feature_embedding: nn.Embedding | None = None,
         language_embedding: nn.Embedding | None = None,

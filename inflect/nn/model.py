@@ -14,8 +14,14 @@ Fenchel–Young loss (Peters et al. 2019, eq. 9).
   tested-equal fast path. The LSTM cell's arithmetic is :mod:`inflect.nn.cell`.
 
 Two optional extensions, off in the paper's setting and on in the ``cpu-small`` preset (they help
-most with ~1,000 training pairs): the copy bias in the logits (``Config.copy_bias``) and
-autoencoding training items (``Config.copy_examples``, used by :mod:`inflect.training.trainer`).
+most with ~1,000 training pairs): the copy bias in the logits (``ModelConfig.copy_bias``) and
+autoencoding training items (``TrainConfig.copy_examples``, used by
+:mod:`inflect.training.trainer`).
+
+The model is given, and keeps, the network's configuration only
+(:class:`~inflect.nn.config.ModelConfig`); a checkpoint stores it in one flat dict with the
+training procedure's fields (:meth:`Seq2Seq.metadata`'s ``settings``), which
+:meth:`Seq2Seq.from_metadata` leaves aside.
 
 The model implements the *Decodable* protocol that :mod:`inflect.decoding` consumes:
 ``bos_id``, ``eos_id``, ``pad_id``, ``unk_id``, ``target_size``, :meth:`Seq2Seq.start`,
@@ -25,7 +31,7 @@ The model implements the *Decodable* protocol that :mod:`inflect.decoding` consu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -34,7 +40,7 @@ from torch import Tensor, nn
 from inflect.nn import layout
 from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.batching import IGNORE_INDEX, Batch
-from inflect.nn.config import Config
+from inflect.nn.config import ModelConfig
 from inflect.nn.decoder import Decoder
 from inflect.nn.encoder import Encoder
 from inflect.nn.lengths import OutputLengths
@@ -54,7 +60,8 @@ class Seq2Seq(nn.Module):
     """Attentional BiLSTM-LSTM encoder-decoder with α-entmax attention and output.
 
     Args:
-        config: hyperparameters (:class:`Config`).
+        config: the network's hyperparameters (:class:`~inflect.nn.config.ModelConfig`; a
+            training run's ``Config`` gives it as ``.model``).
         source_vocab: source symbols (reserves PAD, BOS, EOS, UNK).
         target_vocab: target symbols (reserves PAD, BOS, EOS, UNK); may be the same object.
         feature_vocab: UniMorph features of tag bundles (reserves PAD only), or None for a model
@@ -66,18 +73,24 @@ class Seq2Seq(nn.Module):
         decoder: the :class:`~inflect.nn.decoder.Decoder`.
 
     Raises:
+        TypeError: ``config`` is not a :class:`~inflect.nn.config.ModelConfig`.
         ValueError: if a vocabulary lacks its reserved symbols.
     """
 
     def __init__(
         self,
-        config: Config,
+        config: ModelConfig,
         source_vocab: Vocab,
         target_vocab: Vocab,
         feature_vocab: Vocab | None = None,
         language_vocab: Vocab | None = None,
     ) -> None:
         super().__init__()
+        if not isinstance(config, ModelConfig):
+            raise TypeError(
+                f"Seq2Seq takes the network's ModelConfig, not a {type(config).__name__} (a "
+                "training Config gives it as config.model)"
+            )
         for v in (source_vocab, target_vocab):
             if len(v.specials) != 4:
                 raise ValueError(f"{v.name} vocabulary must reserve PAD, BOS, EOS and UNK")
@@ -293,10 +306,25 @@ class Seq2Seq(nn.Module):
         return DecoderState.concat(states)
 
     # ----------------------------------------------------------------------- metadata
-    def metadata(self) -> dict[str, Any]:
-        """JSON-able description from which :meth:`from_metadata` rebuilds the architecture."""
+    def metadata(self, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """JSON-able description from which :meth:`from_metadata` rebuilds the architecture.
+
+        Args:
+            settings: the run's other config fields (the training procedure's,
+                :class:`inflect.training.config.TrainConfig` as a dict), stored after the
+                network's in the one flat ``config`` dict that every checkpoint has had; None:
+                the network's fields alone.
+
+        Raises:
+            ValueError: ``settings`` names a field of the network.
+        """
+        config = self.config.to_dict()
+        clash = sorted(set(settings or {}) & set(config))
+        if clash:
+            raise ValueError(f"settings name network fields ({', '.join(clash)}): give them in "
+                             "the model's ModelConfig")
         return {
-            "config": self.config.to_dict(),
+            "config": config | dict(settings or {}),
             "source_vocab": self.source_vocab.to_dict(),
             "target_vocab": self.target_vocab.to_dict(),
             "feature_vocab": self.feature_vocab.to_dict() if self.feature_vocab else None,
@@ -315,10 +343,15 @@ class Seq2Seq(nn.Module):
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any]) -> Seq2Seq:
-        """Build an (untrained) model from :meth:`metadata`'s dict."""
+        """Build an (untrained) model from :meth:`metadata`'s dict: the network's fields of its
+        flat ``config`` (:meth:`ModelConfig.from_flat`; the training procedure's are not read).
+
+        Raises:
+            ValueError: an invalid network field or vocabulary.
+        """
         fv, lv = meta.get("feature_vocab"), meta.get("language_vocab")
         model = cls(
-            Config.from_dict(meta["config"]),
+            ModelConfig.from_flat(meta["config"]),
             Vocab.from_dict(meta["source_vocab"]),
             Vocab.from_dict(meta["target_vocab"]),
             Vocab.from_dict(fv) if fv else None,

@@ -1,4 +1,6 @@
-"""Training: items and data (:mod:`~inflect.training.items`), a run's first model
+"""Training: the run's config (:mod:`~inflect.training.config`: the training procedure's
+fields, the network's beside them, the presets), items and data
+(:mod:`~inflect.training.items`), a run's first model
 (:mod:`~inflect.training.warm_start`), epoch sampling (:mod:`~inflect.training.sampling`), dev
 evaluation (:mod:`~inflect.training.dev`), the run's state and folder
 (:mod:`~inflect.training.state`), metrics tables (:mod:`~inflect.training.metrics`), stop
@@ -7,8 +9,8 @@ data parallel (:mod:`~inflect.training.distributed`), progress display
 (:mod:`~inflect.training.progress`) and the per-language queue (:mod:`~inflect.training.queue`).
 
 The names of a training script are importable from here (``from inflect.training import
-train, load_data, TrainingData``), each imported from its module on first use (importing one
-module of the package does not import the others).
+train, load_data, TrainingData, Config``), each imported from its module on first use
+(importing one module of the package does not import the others).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "Config": "config",
+    "PRESETS": "config",
+    "TrainConfig": "config",
     "Item": "items",
     "TrainingData": "items",
     "items_from_examples": "items",

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inflect import defaults
+from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.batching import EncodedItems, Vocabularies
 from inflect.nn.config import COPY_FEATURE
-from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.lengths import OutputLengths
 
 if TYPE_CHECKING:
@@ -218,9 +218,9 @@ def load_data(
 
 
 def copy_pool(items: Sequence[Item]) -> list[Item]:
-    """Autoencoding items (``Config.copy_examples``): every distinct lemma and form of ``items``
-    copied onto itself under the tag bundle :data:`~inflect.nn.config.COPY_FEATURE`, sorted by
-    language, then symbols."""
+    """Autoencoding items (``TrainConfig.copy_examples``): every distinct lemma and form of
+    ``items`` copied onto itself under the tag bundle :data:`~inflect.nn.config.COPY_FEATURE`,
+    sorted by language, then symbols."""
     words = {(it.source, it.language) for it in items} | {(it.target, it.language) for it in items}
     return [
         Item(w, (COPY_FEATURE,), lang, w)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inflect.nn.config import Config
+from inflect.training.config import Config
 
 
 def start_config(
@@ -21,7 +21,7 @@ def start_config(
     """The config to pass to :func:`inflect.training.trainer.train`.
 
     Args:
-        preset: a name of :data:`inflect.nn.config.PRESETS`, or None (the paper's defaults).
+        preset: a name of :data:`inflect.training.config.PRESETS`, or None (the paper's defaults).
         options: config fields set by the caller (None values: the preset's), e.g. the
             options of ``inflect train``.
         given: those of ``options`` given explicitly (on the command line): a warm start puts

@@ -110,10 +110,10 @@ class EpochSampler:
     ``0 .. len(train) - 1`` and ``len(train) ..`` of the run's encoded items).
 
     Attributes:
-        seed: the run's seed (``Config.seed``).
+        seed: the run's seed (``TrainConfig.seed``).
         by_language: the rows of each language's training items.
         shares: the training items each language has in an epoch (:func:`language_shares`).
-        copies: autoencoding items in the pool (``Config.copy_examples``).
+        copies: autoencoding items in the pool (``TrainConfig.copy_examples``).
         n_copy: autoencoding items drawn per epoch.
         lengths: the target length of every row.
     """
@@ -129,7 +129,7 @@ class EpochSampler:
     def of(cls, train: Sequence[Item], copies: Sequence[Item], n_copy: int,
            temperature: float, seed: int) -> EpochSampler:
         """The sampler of ``train`` items, ``n_copy`` of the ``copies`` per epoch, languages
-        shared at ``temperature`` (``Config.language_temperature``)."""
+        shared at ``temperature`` (``TrainConfig.language_temperature``)."""
         by_language: dict[Any, list[int]] = {}
         for i, it in enumerate(train):
             by_language.setdefault(it.language, []).append(i)

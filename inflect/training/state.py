@@ -21,8 +21,8 @@ from filelock import FileLock, Timeout
 
 from inflect.io.outputs import prepare_folder
 from inflect.nn import checkpoint as ckpt
-from inflect.nn.config import Config
 from inflect.nn.model import Seq2Seq
+from inflect.training.config import RESUME_FIELDS, Config
 
 if TYPE_CHECKING:
     from inflect.training.items import TrainingData
@@ -43,9 +43,9 @@ __all__ = [
 
 #: Config fields a resume may change: the stopping rule, the preset's name, the dev batch size
 #: (the same dev loss and accuracy at any size) and how bundles are read (a run keeps its
-#: model's, and a config built now says multiset).
-RESUME_FREE_FIELDS = frozenset({"max_epochs", "patience", "preset", "eval_batch_size",
-                                "tag_bundles"})
+#: model's, and a config built now says multiset), as the fields declare
+#: (:data:`inflect.training.config.RESUME_FIELDS`).
+RESUME_FREE_FIELDS = RESUME_FIELDS
 
 
 @dataclass
@@ -124,6 +124,8 @@ class SavedState:
     Attributes:
         model: the network with the saved weights (on CPU).
         state: the counters.
+        config: the run's config (its ``model`` is ``model.config``), from the state's flat
+            config dict.
         meta: the file's JSON metadata (``optimizer``, ``data``, ``codec``, ``init_from`` ...).
         tensors: every tensor of the file (``model.*``, the optimizer's, ``rng.*``).
         random_states: the processes' random states, by :func:`rng_key` (``rng.`` dropped).
@@ -134,6 +136,7 @@ class SavedState:
     meta: dict[str, Any]
     tensors: dict[str, torch.Tensor]
     random_states: dict[str, torch.Tensor]
+    config: Config
 
 
 def read_state(out: Path) -> SavedState:
@@ -141,6 +144,7 @@ def read_state(out: Path) -> SavedState:
 
     Raises:
         FileNotFoundError: no trainer state there; CheckpointError: an unreadable one.
+        ValueError: a config with a key that is no field, or an invalid value.
     """
     path = out / ckpt.STATE_FILE
     if not path.is_file():
@@ -150,8 +154,10 @@ def read_state(out: Path) -> SavedState:
     model.load_state_dict(
         {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
     )
+    config = Config(model.config, Config.from_dict(meta["model"]["config"]).train)
     random_states = {k[4:]: v for k, v in tensors.items() if k.startswith("rng.")}
-    return SavedState(model, RunState.from_dict(meta["state"]), meta, tensors, random_states)
+    return SavedState(model, RunState.from_dict(meta["state"]), meta, tensors, random_states,
+                      config)
 
 
 def write_state(
@@ -181,13 +187,18 @@ def write_state(
 
 
 def check_same_config(saved: Config, given: Config) -> None:
-    """Raise ValueError naming the fields where ``given`` differs from the resumed run's (those
-    of :data:`RESUME_FREE_FIELDS` may differ)."""
+    """Check a resumed run's config against the one it is given: the fields of
+    :data:`~inflect.training.config.RESUME_FIELDS` may differ, the others (the network's and the
+    training procedure's) not.
+
+    Raises:
+        ValueError: naming each field that differs, the saved value and the given one.
+    """
     a, b = saved.to_dict(), given.to_dict()
     diff = [
         f"{k}: saved {a[k]!r}, given {b[k]!r}"
         for k in a
-        if k not in RESUME_FREE_FIELDS and a[k] != b[k]
+        if k not in RESUME_FIELDS and a[k] != b[k]
     ]
     if diff:
         raise ValueError(

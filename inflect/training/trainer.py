@@ -7,7 +7,7 @@ mapping.
 **Model selection differs from the paper.** The paper selected checkpoints by teacher-forced
 symbol accuracy on dev; here the model is selected by *exact-match accuracy of greedy decoding*
 on dev (the shared task's metric, :mod:`inflect.training.dev`), computed after every epoch — on
-a fixed sample of each language's dev set when ``Config.dev_sample`` is set — with early
+a fixed sample of each language's dev set when ``TrainConfig.dev_sample`` is set — with early
 stopping after ``patience`` epochs without improvement and at most ``max_epochs`` epochs.
 
 Determinism and resume: the weights are initialised after ``torch.manual_seed(seed)``; at the start
@@ -45,11 +45,11 @@ import torch
 
 from inflect import defaults
 from inflect.nn import checkpoint as ckpt
-from inflect.nn.config import Config
 from inflect.nn.model import resolve_device
 from inflect.nn.recurrence import low_precision_matmul_dtype
 from inflect.training import precision as prec
 from inflect.training import state as run_state
+from inflect.training.config import Config
 from inflect.training.dev import dev_figures, dev_sample
 from inflect.training.distributed import World, data_parallel_loss
 from inflect.training.items import TrainingData, copy_pool, encode_items, record_training_data
@@ -122,15 +122,15 @@ class Trainer:
         self.state.world_size = self.world.size
         # the output length limits and alphabets of every search with this model
         record_training_data(self.model, self.data.train)
-        self.config = config = self.model.config
+        procedure = self.config.train
         max_epochs, patience = self._overrides
         if max_epochs is not None:
-            config.max_epochs = max_epochs
+            procedure.max_epochs = max_epochs
         if patience is not None:
-            config.patience = patience
-        config.validate()
+            procedure.patience = patience
+        self.config.validate()
         # a larger max_epochs continues a finished run (unless it stopped early)
-        self.state.finished = self.state.stopped_early or self.state.epoch >= config.max_epochs
+        self.state.finished = self.state.stopped_early or self.state.epoch >= procedure.max_epochs
         self.model.to(self.device)
         if self._precision == "auto":
             self.model.matmul_dtype = low_precision_matmul_dtype(self.device)
@@ -142,7 +142,7 @@ class Trainer:
             ckpt.optimizer_from_tensors(self.optimizer, saved.tensors, saved.meta["optimizer"])
         self._set_learning_rate(self.state.learning_rate)
         self._loss = data_parallel_loss(self.model, self.world)
-        self.common["model"] = self.model.metadata()
+        self.common["model"] = self.model.metadata(procedure.to_dict())
         self._encode_data()
         if not self._resume:
             self._save_state()
@@ -150,9 +150,9 @@ class Trainer:
     def _resumed(self) -> run_state.SavedState:
         """The saved run, checked against what this one is given (config, data, processes)."""
         saved = run_state.read_state(self.out)
-        self.model = saved.model
+        self.model, self.config = saved.model, saved.config
         if self._config is not None:
-            run_state.check_same_config(self.model.config, self._config)
+            run_state.check_same_config(saved.config, self._config)
         codec = run_state.check_same_data(
             saved.meta, self.data.description, self.common.get("codec")
         )
@@ -178,18 +178,19 @@ class Trainer:
             self.common["init_from"] = warm_start_record(self._init_from)
         else:
             self.model = build_model(self._config, self.data.train, self.data.shared_vocab)
-        self.state = RunState(learning_rate=self._config.learning_rate)
+        self.config = self._config  # its model is the network's (self.model.config)
+        self.state = RunState(learning_rate=self.config.train.learning_rate)
 
     def _encode_data(self) -> None:
         """Ids of the training items, the copy items and the dev sample, built once."""
-        train = self.data.train
-        copies = copy_pool(train) if self.config.copy_examples > 0 else []
-        n_copy = round(self.config.copy_examples * len(train)) if copies else 0
+        train, procedure = self.data.train, self.config.train
+        copies = copy_pool(train) if procedure.copy_examples > 0 else []
+        n_copy = round(procedure.copy_examples * len(train)) if copies else 0
         self.encoded = encode_items(self.model, list(train) + copies)
         self.sampler = EpochSampler.of(
-            train, copies, n_copy, self.config.language_temperature, self.config.seed
+            train, copies, n_copy, procedure.language_temperature, procedure.seed
         )
-        self.dev_rows = dev_sample(self.data.dev, self.config.dev_sample)
+        self.dev_rows = dev_sample(self.data.dev, procedure.dev_sample)
         self.dev_items = [self.data.dev[i] for i in self.dev_rows]
         self.dev_encoded = encode_items(self.model, self.dev_items)
         n = self.sampler.items_per_epoch
@@ -200,7 +201,7 @@ class Trainer:
     @property
     def update_size(self) -> int:
         """Rows of one update: the batch size times the processes (torchrun's world size)."""
-        return self.config.batch_size * self.world.size
+        return self.config.train.batch_size * self.world.size
 
     def _set_learning_rate(self, lr: float) -> None:
         self.state.learning_rate = lr
@@ -215,7 +216,7 @@ class Trainer:
 
         With several processes, each one trains on its share of a batch (see
         :meth:`_train_step`) and draws its own dropout masks."""
-        torch.manual_seed(dropout_seed(self.config.seed, epoch, self.world.rank))
+        torch.manual_seed(dropout_seed(self.config.train.seed, epoch, self.world.rank))
         batches = self.sampler.batches(epoch, self.update_size, self.world.size)
         if self.state.batch and self.rng_state:
             rank = self.world.rank
@@ -243,7 +244,7 @@ class Trainer:
             raise TrainingDiverged(self.out, st.epoch + 1, st.batch + 1, self.batches_per_epoch,
                                    self.optimizer.param_groups[0]["lr"], st.epoch)
         (loss / (total_tokens / self.world.size)).backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.train.max_grad_norm)
         self.optimizer.step()
         return total_loss, total_tokens
 
@@ -298,7 +299,7 @@ class Trainer:
         batches in ``seconds`` (``batches_left`` were left in this epoch when they started)."""
         per_batch = seconds / max(1, done)
         per_epoch = per_batch * self.batches_per_epoch
-        later = self.config.max_epochs - self.state.epoch - 1
+        later = self.config.train.max_epochs - self.state.epoch - 1
         self.notify(
             "estimate",
             {
@@ -313,11 +314,11 @@ class Trainer:
         """Dev loss, exact-match accuracy, the selection score and per-language accuracies on the
         dev sample (:func:`inflect.training.dev.dev_figures`)."""
         return dev_figures(self.model, self.dev_items, self.dev_encoded,
-                           self.config.eval_batch_size, self.data.dev_score)
+                           self.config.train.eval_batch_size, self.data.dev_score)
 
     def _end_epoch(self) -> None:
         """Validate, schedule the learning rate, select, write metrics and checkpoints."""
-        st, config = self.state, self.config
+        st, config = self.state, self.config.train
         epoch = st.epoch + 1
         t0, cpu0 = time.perf_counter(), time.process_time()
         dev_loss, dev_acc, score, languages = self.world.from_main(self._validate)
@@ -372,6 +373,7 @@ class Trainer:
             metrics=self.state.metrics,
             training=self._training_facts(),
             codec=self.common.get("codec"),
+            settings=self.config.train.to_dict(),
         )
 
     def _training_facts(self) -> dict[str, Any]:
@@ -432,7 +434,7 @@ class Trainer:
         if st.finished:  # resumed after its end: nothing to train, the selected model stays
             self.notify(
                 "finished_before",
-                {"epochs": st.epoch, "max_epochs": self.config.max_epochs,
+                {"epochs": st.epoch, "max_epochs": self.config.train.max_epochs,
                  "stopped_early": st.stopped_early},
             )
         else:
@@ -485,7 +487,7 @@ class Trainer:
         return {
             "start_epoch": self.state.epoch,
             "start_batch": self.state.batch,
-            "max_epochs": self.config.max_epochs,
+            "max_epochs": self.config.train.max_epochs,
             "batches_per_epoch": self.batches_per_epoch,
             "device": str(self.device),
             "precision": prec.describe(self.model.matmul_dtype, self.device),
@@ -516,8 +518,10 @@ def train(
     """Train a model, select it on dev accuracy, and write a checkpoint folder.
 
     Args:
-        config: hyperparameters. On resume, None means the saved run's config; a config that
-            differs from the saved one (other than ``max_epochs`` / ``patience``) is an error.
+        config: hyperparameters: the network's (``config.model``) and the training
+            procedure's (``config.train``), see :class:`~inflect.training.config.Config`. On
+            resume, None means the saved run's config; a config that differs from the saved one
+            (other than in :data:`~inflect.training.config.RESUME_FIELDS`) is an error.
         data: training and dev items (and the language specs stored in the checkpoint).
         out_dir: the checkpoint folder (``model.safetensors``, ``metrics.csv``,
             ``metrics-languages.csv`` for several languages, ``trainer_state.safetensors``).

@@ -1,8 +1,10 @@
 """A run's first model: fresh weights over the training items' vocabularies, or a warm start
 from a model checkpoint (``--init-from``: its network and vocabularies, trained further).
 
-A warm start reads the checkpoint's weights once (:func:`warm_start_model`); the config of such
-a run (:func:`initial_config`) comes from the checkpoint's metadata alone.
+A warm start reads the checkpoint's weights (:func:`warm_start_model`); the config of such a run
+(:func:`initial_config`) comes from the checkpoint's metadata alone. What a warm start may change
+is declared on the config's fields (:data:`inflect.training.config.WARM_START_FIELDS`): every
+training field, and the network's that shape no parameter.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import torch
 
 from inflect.io.atomic import sha256_of
 from inflect.nn import checkpoint as ckpt
-from inflect.nn.config import COPY_FEATURE, PRESETS, Config
+from inflect.nn.config import COPY_FEATURE
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import PAD, Vocab
+from inflect.training.config import PRESETS, WARM_START_FIELDS, Config
 from inflect.training.items import Item
 
 __all__ = [
@@ -28,34 +31,20 @@ __all__ = [
     "warm_start_record",
 ]
 
-#: Config fields a warm start (``--init-from``) may change: the training procedure's. The others
-#: describe the network and must be the initial model's.
-TRAINING_FIELDS = frozenset(
-    {
-        "learning_rate",
-        "batch_size",
-        "max_grad_norm",
-        "lr_decay",
-        "min_learning_rate",
-        "max_epochs",
-        "patience",
-        "max_decode_len",
-        "eval_batch_size",
-        "seed",
-        "preset",
-        "dev_sample",
-        "language_temperature",
-        "dropout",
-        "tag_bundles",
-    }
-)
+#: Config fields a warm start (``--init-from``) may change: every field of
+#: :class:`~inflect.training.config.TrainConfig` and the network's that shape no parameter, as
+#: the fields declare (:data:`inflect.training.config.WARM_START_FIELDS`). The others describe
+#: the network and must be the initial model's.
+TRAINING_FIELDS = WARM_START_FIELDS
 
 
 def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True) -> Seq2Seq:
     """A fresh model whose vocabularies cover ``items``.
 
     Args:
-        config: hyperparameters.
+        config: the run's config: the network is built from ``config.model``; ``config.train``
+            gives the seed and whether there are copy items (their feature is then in the
+            feature vocabulary).
         items: the training items.
         shared_vocab: one symbol vocabulary for source and target (inflection: the lemma's and
             the form's characters); False: a source vocabulary of the sources' symbols and a
@@ -76,12 +65,12 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
         target_vocab = Vocab.build([it.target for it in items], name="target")
     feats = sorted(
         {f for it in items for f in it.features}
-        | ({COPY_FEATURE} if config.copy_examples > 0 else set())
+        | ({COPY_FEATURE} if config.train.copy_examples > 0 else set())
     )
     langs = sorted({it.language for it in items if it.language is not None})
-    torch.manual_seed(config.seed)
+    torch.manual_seed(config.train.seed)
     return Seq2Seq(
-        config,
+        config.model,
         source_vocab,
         target_vocab,
         Vocab(feats, specials=(PAD,), name="feature") if feats else None,
@@ -96,7 +85,8 @@ def _model_file(path: str | Path) -> Path:
 
 
 def _saved_config(path: str | Path) -> dict[str, Any]:
-    """The network config of model checkpoint ``path``, from its metadata (no weights read).
+    """The flat config of model checkpoint ``path`` (:meth:`Config.to_dict`), from its metadata
+    (no weights read).
 
     Raises:
         CheckpointError: ``path`` is not a model checkpoint (a trainer state, another file).
@@ -123,8 +113,8 @@ def initial_config(path: str | Path, preset: str | None = None, **given: Any) ->
     Raises:
         CheckpointError: ``path`` is not a model checkpoint.
         ValueError: an unknown preset; ``preset`` or ``given`` changes the network (a field
-            outside :data:`TRAINING_FIELDS`), naming the field, the checkpoint's value and the
-            given one.
+            outside :data:`~inflect.training.config.WARM_START_FIELDS`), naming the field, the
+            checkpoint's value and the given one.
     """
     saved = _saved_config(path)
     given = {k: v for k, v in given.items() if v is not None}
@@ -134,7 +124,7 @@ def initial_config(path: str | Path, preset: str | None = None, **given: Any) ->
     fixed = [
         f"{k}: the checkpoint's {saved[k]!r}, given {v!r}"
         for k, v in given.items()
-        if k not in TRAINING_FIELDS and k in saved and saved[k] != v
+        if k not in WARM_START_FIELDS and k in saved and saved[k] != v
     ]
     if fixed:
         raise ValueError(
@@ -171,35 +161,52 @@ def warm_start_model(path: str | Path, config: Config, items: Sequence[Item]) ->
     """The network of model checkpoint ``path``, to be trained further with ``config`` on
     ``items`` (fine-tuning, or continuing a run whose trainer state is gone).
 
+    The network is built again from ``config.model`` and given the checkpoint's weights, so a
+    network field a warm start may change (``dropout``) takes effect in the modules, not in
+    the recorded config alone.
+
     Args:
         path: a model checkpoint (``model.safetensors`` or its folder, see
             :func:`inflect.nn.checkpoint.load_checkpoint`).
-        config: the run's hyperparameters; the fields outside :data:`TRAINING_FIELDS` must be
-            the checkpoint's (see :func:`initial_config`).
+        config: the run's hyperparameters; the network fields outside
+            :data:`~inflect.training.config.WARM_START_FIELDS` must be the checkpoint's (see
+            :func:`initial_config`).
         items: the training items; their symbols, UniMorph features and languages must be in
-            the checkpoint's vocabularies (a warm start cannot add embeddings).
+            the checkpoint's vocabularies (a warm start cannot add embeddings), and so must the
+            copy feature :data:`~inflect.nn.config.COPY_FEATURE` when ``config`` has copy items.
 
     Raises:
         CheckpointError: ``path`` is not a model checkpoint.
-        ValueError: another network, or items with symbols, features or languages the
-            checkpoint has no embedding for (up to ten of each are named).
+        ValueError: another network; items with symbols, features or languages the
+            checkpoint has no embedding for (up to ten of each are named); copy items for a
+            checkpoint trained without them.
     """
-    model = ckpt.load_checkpoint(path).network
-    saved, wanted = model.config.to_dict(), config.to_dict()
-    fixed = [k for k in saved if k not in TRAINING_FIELDS and saved[k] != wanted[k]]
+    start = ckpt.load_checkpoint(path).network
+    saved, wanted = start.config.to_dict(), config.model.to_dict()
+    fixed = [k for k in saved if k not in WARM_START_FIELDS and saved[k] != wanted[k]]
     if fixed:
         raise ValueError(
             f"{path}: a warm start keeps the network of the checkpoint; the config differs in "
             + ", ".join(fixed)
         )
-    named = _unknown_symbols(model, items)
+    named = _unknown_symbols(start, items)
     if named:
         raise ValueError(
             f"{path}: the training data have what the checkpoint has no embedding for: "
             + "; ".join(named)
             + "; train a new model (without --init-from) on these data"
         )
-    model.config = config
+    features = start.feature_vocab
+    if config.train.copy_examples > 0 and (features is None or COPY_FEATURE not in features):
+        raise ValueError(
+            f"{path}: copy items (copy_examples {config.train.copy_examples:g}) need the feature "
+            f"{COPY_FEATURE!r}, which the checkpoint has no embedding for (it was trained "
+            "without copy items); warm-start it with copy_examples 0 (e.g. the preset "
+            "cpu-small-plain)"
+        )
+    model = Seq2Seq.from_metadata(start.metadata() | {"config": wanted})
+    model.load_state_dict(start.state_dict())
+    model.config = config.model
     model.train()
     return model
 

@@ -59,9 +59,9 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     import torch
 
     from inflect.nn.checkpoint import STATE_FILE, load_model, load_tensors
-    from inflect.nn.config import Config
     from inflect.nn.model import Seq2Seq
     from inflect.training import dev_sample, evaluate_dev, load_data, run_status, train
+    from inflect.training.config import Config
 
     torch.set_num_threads(1)
     out = Path(args.out) / name

@@ -41,10 +41,10 @@ from inflect.evaluation.runner import evaluate_checkpoints
 from inflect.evaluation.scoring import MACRO
 from inflect.io.atomic import atomic_write, write_text
 from inflect.nn.checkpoint import checkpoint_members
-from inflect.nn.config import Config
 from inflect.render.markdown import frame_markdown
 from inflect.text.languages import all_languages, resolve
 from inflect.training import load_data, run_status, train
+from inflect.training.config import Config
 
 MAPPINGS = ("softmax", "sparsemax", "entmax15")
 SMOKE = {

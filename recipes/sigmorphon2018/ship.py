@@ -268,6 +268,7 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
     from inflect.nn.checkpoint import save_tensors as save
     from inflect.nn.model import Seq2Seq
     from inflect.nn.trim import restrict_to_items
+    from inflect.training.config import Config
     from inflect.training.items import load_data, record_training_data
 
     out: Models = {}
@@ -286,7 +287,9 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
                 items = load_data(languages, data["setting"], data_dir).train
                 network = Seq2Seq.from_metadata(meta["model"])
                 record_training_data(network, items)
-                meta = meta | {"model": network.metadata()}
+                # the network's fields and, beside them, the training procedure's, as stored
+                settings = Config.from_dict(meta["model"]["config"]).train.to_dict()
+                meta = meta | {"model": network.metadata(settings)}
                 if name in per_language:
                     tensors, meta = restrict_to_items(tensors, meta, items)
                 if int8:
@@ -351,7 +354,7 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
     ]
     if cfg.get("preset"):
         parts.append(f"--preset {cfg['preset']}")
-    from inflect.nn.config import Config
+    from inflect.training.config import Config
 
     preset = Config.from_preset(cfg.get("preset")).to_dict()
     if cfg.get("dev_sample") or preset["dev_sample"]:

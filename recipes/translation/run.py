@@ -44,10 +44,10 @@ import torch
 
 from inflect.decoding.protocol import Certificate
 from inflect.io.atomic import write_bytes
-from inflect.nn.config import Config
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import SentencePieceCodec, train_sentencepiece
 from inflect.training import Item, TrainingData, items_from_texts, run_status, train
+from inflect.training.config import Config
 
 #: The output α sweep of the full size (1.33: near the paper's best output α on German→English).
 ALPHAS = ("softmax", "entmax:1.33", "entmax15", "sparsemax")
@@ -62,7 +62,8 @@ class Size:
         dev_pairs: val pairs used for model selection and evaluation (None: all 1,014).
         vocab_size: pieces of the joint SentencePiece model.
         model_type: ``"bpe"`` or ``"unigram"``.
-        config: :class:`inflect.nn.config.Config` overrides.
+        config: :class:`inflect.training.config.Config` overrides (fields of the network and of
+            the training procedure).
         runs: (output mapping, attention mapping) pairs.
         beam: beam size of the evaluation.
     """
