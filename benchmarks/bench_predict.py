@@ -73,9 +73,10 @@ def _predict_command(models: list[str], *args: str) -> list[str]:
     return cmd
 
 
-def _takes_threads(checkout: Path, env: dict[str, str], cwd: str) -> bool:
-    """Whether that checkout's `inflect predict` has --threads (older ones read
-    OMP_NUM_THREADS only)."""
+def _predict_options(checkout: Path, env: dict[str, str], cwd: str) -> set[str]:
+    """Which of ``--threads`` (older checkouts read OMP_NUM_THREADS only) and ``--no-lexicon``
+    (older checkouts have no lexicon: the model alone is what both are timed on) that
+    checkout's `inflect predict` has."""
     out = subprocess.run(
         [sys.executable, "-m", "inflect.cli", "predict", "--help"],
         cwd=cwd,
@@ -84,7 +85,7 @@ def _takes_threads(checkout: Path, env: dict[str, str], cwd: str) -> bool:
         text=True,
         check=True,
     ).stdout
-    return "--threads" in out
+    return {flag for flag in ("--threads", "--no-lexicon") if flag in out}
 
 
 def run_command(
@@ -94,12 +95,15 @@ def run_command(
     threads: int,
     cwd: str,
     env: dict[str, str],
-    with_threads: bool,
+    options: set[str],
 ) -> dict[str, object]:
-    """One whole `inflect predict` run of ``checkout``: wall and CPU seconds, top forms."""
+    """One whole `inflect predict` run of ``checkout`` (the model alone, where the checkout has a
+    lexicon): wall and CPU seconds, top forms."""
     cmd = _predict_command(models, "--input", str(inputs), "--format", "jsonl")
-    if with_threads:
+    if "--threads" in options:
         cmd += ["--threads", str(threads)]
+    if "--no-lexicon" in options:
+        cmd.append("--no-lexicon")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     res = subprocess.run(
@@ -130,14 +134,14 @@ def compare_commands(
         inputs.write_text(
             "".join(f"{e.lemma}\t{e.form}\t{e.tags.text}\n" for e in dev), encoding="utf-8"
         )
-        flags = {name: _takes_threads(path, env, cwd) for name, path in checkouts.items()}
+        flags = {name: _predict_options(path, env, cwd) for name, path in checkouts.items()}
         runs: dict[str, list[dict[str, object]]] = {name: [] for name in checkouts}
         for _ in range(repeat):  # interleaved: A B A B
             for name, path in checkouts.items():
                 runs[name].append(run_command(path, models, inputs, threads, cwd, env, flags[name]))
     print(
         f"whole `inflect predict` command, {len(dev)} german-dev inputs, {len(models)} "
-        f"member(s), default search (beam 5, widened where not certified), {threads} "
+        f"member(s), the model alone, default search (beam 5, widened where not certified), {threads} "
         f"thread(s), best of {repeat} interleaved runs:"
     )
     best = {
