@@ -89,3 +89,21 @@ def test_prepared_members_carry_records_are_trimmed_and_int8(tmp_path):
     plain = ship.prepared(models, {"german-high"}, tmp_path / "results", str(data), int8=False)
     tensors, _ = load_tensors(plain["german-high"][0])
     assert tensors["generator.weight"].dtype == torch.float32
+
+
+def test_a_language_trained_again_keeps_the_better_model(capsys):
+    ship = _load_ship()
+    shipped = {"finnish-high": ["old/finnish"], "latin-high": ["old/latin"]}
+    queued = {"finnish-high": ["new/finnish"], "latin-high": ["new/latin"],
+              "navajo-high": ["new/navajo"]}
+    models, greedy = ship.reship_candidates(
+        shipped, {"finnish-high": 91.4, "latin-high": 60.0},
+        queued, {"finnish-high": 90.0, "latin-high": 64.9, "navajo-high": 61.0})
+    assert models == {"finnish-high": ["old/finnish"], "latin-high": ["new/latin"],
+                      "navajo-high": ["new/navajo"]}
+    assert greedy == {"finnish-high": 91.4, "latin-high": 64.9, "navajo-high": 61.0}
+    # a tie keeps the shipped one
+    models, _ = ship.reship_candidates(shipped, {"finnish-high": 90.0}, queued,
+                                       {"finnish-high": 90.0})
+    assert models["finnish-high"] == ["old/finnish"]
+    assert "greedy dev 90.0 and 90.0" in capsys.readouterr().out

@@ -24,7 +24,8 @@ Usage::
 Per-language models (``inflect queue`` folders): ``--queue SETTING=ROOT`` adds, for every
 language of the queue in ``ROOT`` that has a selected model, the model ``LANGUAGE-SETTING``
 (its one member ``ROOT/LANGUAGE``), stored as ``--out-dir/per-language/SETTING/LANGUAGE``;
-``--reship`` makes the per-language models already in ``--out-dir``'s registry candidates again.
+``--reship`` makes the per-language models already in ``--out-dir``'s registry candidates again
+(where a queue trained a language again, the model with the better training-time dev accuracy).
 Every member gets the records a search takes from its training data (output length limits and
 output alphabets, where its checkpoint predates them); every per-language model is restricted to
 the symbols, features and language of its training data (:mod:`inflect.nn.trim`: a warm start's
@@ -245,6 +246,24 @@ def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
             models[name] = [out_dir / m for m in table["members"]]
             training = load_metadata(models[name][0]).get("training") or {}
             greedy[name] = float(training.get("best_accuracy", -1.0))
+    return models, greedy
+
+
+def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
+                      queued_greedy: dict[str, float]) -> tuple[Models, dict[str, float]]:
+    """The shipped per-language models and the queues' together; where both have a model of one
+    name (a language trained again), the one with the better training-time dev accuracy
+    (greedy) stays, the shipped one on a tie."""
+    models, greedy = dict(shipped), dict(shipped_greedy)
+    for name, paths in queued.items():
+        if name in models:
+            new, old = queued_greedy.get(name, -1.0), shipped_greedy.get(name, -1.0)
+            kept = "the queue's" if new > old else "the shipped"
+            print(f"{name}: shipped and queued (greedy dev {old:.1f} and {new:.1f}): "
+                  f"{kept} one competes")
+            if new <= old:
+                continue
+        models[name], greedy[name] = paths, queued_greedy.get(name, -1.0)
     return models, greedy
 
 
@@ -611,9 +630,7 @@ def main() -> None:
     per_language, greedy = queue_models(args.queue)
     if args.reship:
         again, again_greedy = shipped_per_language(out_dir)
-        for name in sorted(set(again) & set(per_language)):
-            print(f"{name}: a --queue model has this name; the shipped one is left out")
-        per_language, greedy = again | per_language, again_greedy | greedy
+        per_language, greedy = reship_candidates(again, again_greedy, per_language, greedy)
     kept, kept_scores = kept_models(args.keep, out_dir)
     for name in sorted(set(per_language) & set(kept)):  # e.g. German's own model, german-high
         print(f"{name}: a --keep model has this name; the queue's model is left out")
