@@ -107,3 +107,13 @@ def test_a_language_trained_again_keeps_the_better_model(capsys):
                                        {"finnish-high": 90.0})
     assert models["finnish-high"] == ["old/finnish"]
     assert "greedy dev 90.0 and 90.0" in capsys.readouterr().out
+
+
+def test_a_warm_start_from_a_snapshot_of_the_package_is_named_by_its_package_path():
+    ship = _load_ship()
+    root = ship.Path(ship.__file__).resolve().parents[2]
+    member = "inflect/models/multilingual-high/member-1.safetensors"
+    assert ship.checkout_relative(str(root / member)) == member
+    assert ship.checkout_relative(f"/somewhere/code-1/{member}") == member
+    assert ship.checkout_relative("/somewhere/runs/high-s1/model.safetensors") == \
+        "/somewhere/runs/high-s1/model.safetensors"

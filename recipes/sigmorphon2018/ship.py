@@ -349,11 +349,17 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
 
 def checkout_relative(path: str) -> str:
     """``path`` relative to this checkout where it lies inside it (a shipped member, as
-    ``inflect/models/...``), else as given."""
+    ``inflect/models/...``); a shipped member of another copy of the package (a snapshot of the
+    code that a long run trained with) by its path in the package, ``inflect/models/...``;
+    else as given."""
     root = Path(__file__).resolve().parents[2]
     try:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
+        parts = Path(path).parts
+        for i in range(len(parts) - 1):
+            if parts[i : i + 2] == ("inflect", "models"):
+                return Path(*parts[i:]).as_posix()
         return path
 
 
