@@ -117,3 +117,19 @@ def test_a_warm_start_from_a_snapshot_of_the_package_is_named_by_its_package_pat
     assert ship.checkout_relative(f"/somewhere/code-1/{member}") == member
     assert ship.checkout_relative("/somewhere/runs/high-s1/model.safetensors") == \
         "/somewhere/runs/high-s1/model.safetensors"
+
+
+def test_a_start_written_by_hand_is_kept_when_its_run_is_gone():
+    ship = _load_ship()
+    digest = "98cdf2cf" * 8
+    facts = {"member_trainings": [{"init_from": {"path": "runs/gone/model.safetensors",
+                                                 "sha256": digest}}] * 2}
+    commands, note = ship.start_of(facts)
+    assert commands == [] and "not here, so its command is not recorded" in note
+    previous = {"start_commands": ["inflect train --lang all --epochs 9 --out runs/high-s1"],
+                "start_note": f"runs/gone/model.safetensors (SHA-256 {digest}) is run high-s1"}
+    assert ship.start_of(facts, previous) == (previous["start_commands"],
+                                              previous["start_note"])
+    # a note about another start is not carried over
+    other = dict(previous, start_note="runs/gone/model.safetensors (SHA-256 0123) is ...")
+    assert ship.start_of(facts, other)[0] == []

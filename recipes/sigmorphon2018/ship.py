@@ -230,6 +230,16 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     return sorted(chosen), dropped
 
 
+def previous_models(out_dir: Path) -> dict[str, dict]:
+    """The ``[model.NAME]`` tables of ``out_dir/registry.toml`` (none where there is none)."""
+    import tomllib
+
+    registry = out_dir / "registry.toml"
+    if not registry.is_file():
+        return {}
+    return tomllib.loads(registry.read_text(encoding="utf-8")).get("model", {})
+
+
 def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
     """The per-language models of ``out_dir/registry.toml`` (members under ``per-language/``),
     as candidates to ship again (prepared and scored like a queue's), with each one's best dev
@@ -407,11 +417,16 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
     return " ".join(parts)
 
 
-def start_of(facts: dict[str, Any]) -> tuple[list[str], str]:
+def start_of(facts: dict[str, Any], previous: dict[str, Any] | None = None,
+             ) -> tuple[list[str], str]:
     """The warm start of the members (their ``--init-from``), as the registry's
     ``start_commands`` and ``start_note``: the start's own command where its checkpoint is at
     the recorded path (read from its stored config, writing to the start's run folder), else
-    none and a note saying that it is not recorded. Nothing for members trained from scratch."""
+    none and a note saying that it is not recorded. Nothing for members trained from scratch.
+    ``previous``: the model's table in the registry being replaced; where no command can be
+    derived here and its ``start_note`` names the SHA-256 of every start, its
+    ``start_commands`` and ``start_note`` (written by hand where the start's run was lost) are
+    kept."""
     starts: dict[str, dict] = {}
     for k, training in enumerate(facts.get("member_trainings") or [], 1):
         init = training.get("init_from")
@@ -430,6 +445,11 @@ def start_of(facts: dict[str, Any]) -> tuple[list[str], str]:
             notes.append(f"{where}: made by the command above")
         else:
             notes.append(f"{where}: not here, so its command is not recorded")
+    if not commands and previous and previous.get("start_commands"):
+        digests = [init.get("sha256") for init in starts.values()]
+        note = previous.get("start_note", "")
+        if digests and all(d and d in note for d in digests):
+            return list(previous["start_commands"]), note
     return commands, "; ".join(notes)
 
 
@@ -507,10 +527,11 @@ def store_members(name: str, paths: list[Path], out_dir: Path, half: bool,
 
 def registry_text(
     models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any],
-    kept: dict[str, dict] | None = None,
+    kept: dict[str, dict] | None = None, previous: dict[str, dict] | None = None,
 ) -> str:
     """Registry version 2 (see inflect.inference.registry); ``kept``: ``[model.NAME]`` tables written as
-    they were."""
+    they were; ``previous``: the ``[model.NAME]`` tables of the registry being replaced (for
+    :func:`start_of`)."""
     lines = [
         "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
         "# recipes/sigmorphon2018/ship.py. [model.NAME]: an ensemble of members; [language.NAME]:",
@@ -544,7 +565,7 @@ def registry_text(
             *[f"  {json.dumps(command_of(f, k))}," for k in range(1, len(stored[name]) + 1)],
             "]",
         ]
-        start_commands, start_note = start_of(f)
+        start_commands, start_note = start_of(f, (previous or {}).get(name))
         if start_commands:
             lines += ["start_commands = [", *[f"  {json.dumps(c)}," for c in start_commands], "]"]
         if start_note:
@@ -638,6 +659,7 @@ def main() -> None:
         again, again_greedy = shipped_per_language(out_dir)
         per_language, greedy = reship_candidates(again, again_greedy, per_language, greedy)
     kept, kept_scores = kept_models(args.keep, out_dir)
+    previous = previous_models(out_dir)
     for name in sorted(set(per_language) & set(kept)):  # e.g. German's own model, german-high
         print(f"{name}: a --keep model has this name; the queue's model is left out")
         per_language.pop(name)
@@ -706,7 +728,7 @@ def main() -> None:
     remove_unshipped(out_dir, [m for ms in stored.values() for m in ms]
                      + [m for table in kept.values() for m in table["members"]])
     (out_dir / "registry.toml").write_text(
-        registry_text(models, facts, stored, shipped, kept))
+        registry_text(models, facts, stored, shipped, kept, previous))
     size = sum(p.stat().st_size for p in out_dir.rglob("*.safetensors"))
     print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, "
           f"{len(models) + len(kept)} models; {size / 1e6:.1f} MB of weights in {out_dir})")
