@@ -90,6 +90,22 @@ def test_prepared_members_carry_records_are_trimmed_and_int8(tmp_path):
     tensors, _ = load_tensors(plain["german-high"][0])
     assert tensors["generator.weight"].dtype == torch.float32
 
+    # a shipped member (a prepared copy) shipped again the same way is taken byte for byte:
+    # prepared again, its bytes (and so its cached scores' key) would change
+    first = ship.prepared(models, {"german-high"}, tmp_path / "first", str(data), int8=True)
+    shipped = {n: [tmp_path / "shipped" / n / "member-1.safetensors"] for n in first}
+    for name, (path,) in first.items():
+        shipped[name][0].parent.mkdir(parents=True)
+        shipped[name][0].write_bytes(path.read_bytes())
+    for results in ("first", "second"):  # a stale copy there, and none
+        again = ship.prepared(shipped, {"german-high"}, tmp_path / results, str(data), int8=True)
+        for name, (path,) in again.items():
+            assert path.read_bytes() == shipped[name][0].read_bytes(), (results, name)
+    # ... but not where it was prepared otherwise: an int8 copy asked for in float32
+    plain = ship.prepared(shipped, {"german-high"}, tmp_path / "third", str(data), int8=False)
+    _, meta = load_tensors(plain["german-high"][0])
+    assert meta["prepared_from"]["int8"] is False
+
 
 def test_a_language_trained_again_keeps_the_better_model(capsys):
     ship = _load_ship()
@@ -133,3 +149,34 @@ def test_a_start_written_by_hand_is_kept_when_its_run_is_gone():
     # a note about another start is not carried over
     other = dict(previous, start_note="runs/gone/model.safetensors (SHA-256 0123) is ...")
     assert ship.start_of(facts, other)[0] == []
+
+
+def test_the_per_language_table_names_queue_states_and_averages_by_hand(tmp_path):
+    """ship.py's per-language table: the shipped figure is the best shipped model of the
+    setting; a queue language not yet trained reads "queued"; the macro row by hand."""
+    import pandas as pd
+
+    from inflect.training.queue import QueueSpec
+
+    ship = _load_ship()
+    root = tmp_path / "queue"
+    root.mkdir()
+    QueueSpec("high", ("alpha", "beta")).save(root)
+    scores = {
+        "multilingual-high": pd.DataFrame({"language": ["alpha", "beta", "gamma"],
+                                           "accuracy": [50.0, 80.0, 90.0]}),
+        "alpha-high": pd.DataFrame({"language": ["alpha"], "accuracy": [70.0]}),
+    }
+    settings = {"multilingual-high": "high", "alpha-high": "high"}
+    baseline = pd.DataFrame({"setting": ["high"] * 3, "language": ["alpha", "beta", "gamma"],
+                             "accuracy": [60.0, 85.0, 80.0]})
+    table = ship.per_language_table("high", scores, settings, {"alpha-high"},
+                                    {"multilingual-high", "alpha-high"}, [f"high={root}"],
+                                    baseline)
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert rows[0] == ["alpha", "60.0", "50.0", "70.0", "", "70.0", "alpha-high"]
+    assert rows[1] == ["beta", "85.0", "80.0", "queued", "", "80.0", "multilingual-high"]
+    assert rows[2] == ["gamma", "80.0", "90.0", "—", "", "90.0", "multilingual-high"]
+    # macro: baseline (60+85+80)/3 = 75.0, before (50+80+90)/3 = 73.3, shipped 80.0; 2 of 3 above
+    assert rows[3] == ["**macro (3)**", "75.0", "73.3", "", "0.0 h", "**80.0**",
+                       "2 of 3 at or above the baseline"]

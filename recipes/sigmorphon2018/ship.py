@@ -43,6 +43,7 @@ table, its dev scores: nothing is scored again).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 import sys
@@ -67,9 +68,10 @@ def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str,
                        per_language: set[str], shipped: set[str], queues: list[str],
                        baseline: Any) -> str:
     """Per language of ``setting``: the official baseline, the best model of the setting that is
-    not a per-language one ("before": the multilingual ensemble, or German's own), the language's own model (beam 5 where scored; the training-time greedy
-    figure in brackets where not), its CPU minutes, and the model that now serves it; with
-    macro-averages and the CPU hours of the queues."""
+    not a per-language one ("before": the multilingual ensemble, or German's own), the
+    language's own model (beam 5 where scored; the training-time greedy figure in brackets
+    where not; else its queue state: queued, training, interrupted, failed), its CPU minutes,
+    and the model that now serves it; with macro-averages and the CPU hours of the queues."""
     from inflect.training.queue import QueueSpec, queue_status
 
     acc = {n: dict(zip(f["language"], f["accuracy"], strict=True)) for n, f in scores.items()}
@@ -98,7 +100,8 @@ def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str,
         elif st is not None and st.best_accuracy is not None and st.state == "finished":
             own_text = f"({st.best_accuracy:.1f})"
         else:
-            own_text = "—" if st is None else st.state
+            own_text = "—" if st is None else {"new": "queued", "running": "training"}.get(
+                st.state, st.state)
         serving = [n for n in acc if lang in acc[n] and settings[n] == setting
                    and n in shipped]
         if not serving:
@@ -291,8 +294,11 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
       multilingual rows dropped);
     * with ``int8``, int8 weights (:func:`inflect.nn.checkpoint.quantize_int8`; an int8 member
       stays as it is).
+
+    A member that is itself such a copy, prepared the same way (a shipped member shipped again),
+    is taken as it is: preparing it again would change its bytes and so its cached scores.
     """
-    from inflect.io.atomic import sha256_of
+    from inflect.io.atomic import atomic_write, sha256_of
     from inflect.nn.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
     from inflect.nn.checkpoint import save_tensors as save
     from inflect.nn.model import Seq2Seq
@@ -308,6 +314,14 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
             target = results / "prepared" / name / f"member-{k}.safetensors"
             record = {"source_sha256": sha256_of(source), "recorded": True,
                       "trimmed": name in per_language, "int8": int8}
+            already = load_metadata(source).get("prepared_from")
+            if already and {**already, "source_sha256": None} == {**record, "source_sha256": None}:
+                # a member shipped before, prepared the same way: shipped again as it is
+                if not target.is_file() or load_metadata(target).get("prepared_from") != already:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write(target, functools.partial(shutil.copyfile, source))
+                out[name].append(target)
+                continue
             if not target.is_file() or load_metadata(target).get("prepared_from") != record:
                 print(f"{name}: preparing member {k} ({source})", flush=True)
                 tensors, meta = load_tensors(source)
@@ -438,7 +452,10 @@ def start_of(facts: dict[str, Any], previous: dict[str, Any] | None = None,
         where = f"{path} (SHA-256 {init.get('sha256', '?')}, the --init-from of member(s) {which})"
         shipped = checkout_relative(path)
         if shipped.startswith("inflect/models/"):  # a shipped member: its model lists how
-            notes.append(f"{shipped}: a member of a shipped model, whose entry has its command")
+            notes.append(f"{shipped} (SHA-256 {init.get('sha256', '?')}, the --init-from of "
+                         f"member(s) {which}): a member of a shipped model, whose entry has its "
+                         "command; the file of that SHA-256 is in the repository's history (a "
+                         "later ship may store the member again, in int8)")
         elif Path(path).is_file():
             start = model_facts([Path(path)])
             commands.append(command_of(start, 1, out=str(Path(path).parent)))
