@@ -20,7 +20,13 @@ import torch
 from synthetic import item_batch
 
 from inflect.decoding.greedy import greedy
-from inflect.nn.checkpoint import load_checkpoint, load_metadata, save_model
+from inflect.nn.checkpoint import (
+    load_checkpoint,
+    load_metadata,
+    load_tensors,
+    save_model,
+    save_tensors,
+)
 from inflect.nn.config import COPY_FEATURE, ModelConfig
 from inflect.nn.model import Seq2Seq
 from inflect.text.languages import resolve
@@ -126,17 +132,24 @@ def test_the_old_import_path_gives_the_same_objects_with_a_warning():
 
 # ------------------------------------------------------------------ checkpoints: one flat dict
 def test_a_checkpoint_of_the_old_code_round_trips_to_the_same_flat_dict(tmp_path):
-    stored = load_metadata(GERMAN_MEMBER)["model"]["config"]
+    # the shipped member as the old code wrote it: its weights, the old flat dict
+    tensors, meta = load_tensors(GERMAN_MEMBER)
+    meta["model"]["config"] = dict(GERMAN_STORED)
+    old = tmp_path / "old.safetensors"
+    save_tensors(old, tensors, meta)
+    stored = load_metadata(old)["model"]["config"]
     assert stored == GERMAN_STORED
     config = Config.from_dict(stored)
     assert config.to_dict() == GERMAN_FLAT
     assert config.model.to_dict() == {k: GERMAN_FLAT[k] for k in MODEL_FIELDS}
-    loaded = load_checkpoint(GERMAN_MEMBER)
+    loaded = load_checkpoint(old)
     assert loaded.network.config == config.model  # the network reads its fields alone
     # written again with the training fields beside the network's: the same flat dict
     assert loaded.network.metadata(config.train.to_dict())["config"] == GERMAN_FLAT
     save_model(tmp_path / "again", loaded.network, settings=config.train.to_dict())
     assert load_metadata(tmp_path / "again" / "model.safetensors")["model"]["config"] == GERMAN_FLAT
+    # ... as the shipped member now stores it (ship.py wrote it again through the split code)
+    assert load_metadata(GERMAN_MEMBER)["model"]["config"] == GERMAN_FLAT
     # the run folder of the flat package: every field already there, so the same dict back
     for name in ("model.safetensors", "trainer_state.safetensors"):
         flat = load_metadata(FLAT_RUN / name)["model"]["config"]

@@ -451,13 +451,17 @@ def test_real_data_items_and_one_update(conll2018):
 def test_non_finite_weights_are_refused_by_name(tmp_path):
     shipped = Path(__file__).resolve().parent.parent / "inflect" / "models" / "german-high"
     tensors, meta = load_tensors(shipped / "member-1.safetensors")
-    name = sorted(tensors)[0]
-    tensors[name] = tensors[name].clone()
-    tensors[name].view(-1)[0] = float("nan")
-    broken = tmp_path / "broken.safetensors"
-    save_tensors(broken, tensors, meta)
-    with pytest.raises(CheckpointError, match=f"non-finite .* in {name}"):
-        load_model(broken)
+    # a float tensor, and the float16 scale of an int8 one: named as the weight it scales
+    name = sorted(n for n, t in tensors.items() if t.is_floating_point() and ":" not in n)[0]
+    scaled = sorted(n for n in tensors if n.endswith(":scale"))[0]
+    for broken_name, named in ((name, name), (scaled, scaled.removesuffix(":scale"))):
+        broken_tensors = dict(tensors)
+        broken_tensors[broken_name] = tensors[broken_name].clone()
+        broken_tensors[broken_name].view(-1)[0] = float("nan")
+        broken = tmp_path / "broken.safetensors"
+        save_tensors(broken, broken_tensors, meta)
+        with pytest.raises(CheckpointError, match=f"non-finite .* in {named};"):
+            load_model(broken)
 
 
 @pytest.mark.slow
