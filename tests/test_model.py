@@ -94,6 +94,36 @@ def test_replace_unknowns_copies_most_attended_source_symbol():
     assert replace_unknowns([UNK], None, ["p"]) == [UNK]
 
 
+def test_an_unseen_source_symbol_is_copied_once_at_the_first_step_attending_it_most():
+    """Issue 37 item 10: a model that never writes UNK (Øresund -> "Cresundessa", a finnish
+    model attending Ø with weight 1 at its first step) still copies the unseen letter."""
+    source = ["Ø", "r", "e", "s"]
+    unseen = [True, False, False, False]
+    attention = [
+        [1.0, 0.0, 0.0, 0.0],  # C: the first step attending Ø most -> Ø
+        [0.1, 0.9, 0.0, 0.0],  # r
+        [0.4, 0.0, 0.6, 0.0],  # e: Ø has less than half -> kept
+        [0.0, 0.0, 0.0, 1.0],  # s
+        [0.0, 0.0, 0.0, 1.0],  # a
+    ]
+    out = replace_unknowns(list("Cresa"), attention, source, unseen)
+    assert out == list("Øresa")
+    # a final unseen letter: copied once, the suffix written while attending it stays
+    attention = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 1], [0, 0, 1]]
+    out = replace_unknowns(list("СЭСов"), attention, ["Ж", "Э", "К"], [True, False, True])
+    assert out == list("ЖЭКов")
+    # an UNK output copies its position, which is then copied no more, even where a letter
+    # attending it comes first (an Irish prefix: "leis na h" + UNK for Íoslannach)
+    attention = [[1, 0], [1, 0], [0, 1]]
+    assert replace_unknowns([UNK, "a", "b"], attention, ["Ж", "b"], [True, False]) == \
+        ["Ж", "a", "b"]
+    assert replace_unknowns(["h", UNK, "b"], attention, ["Ж", "b"], [True, False]) == \
+        ["h", "Ж", "b"]
+    # a weight of exactly one half is the majority; without ``unseen``, letters stay
+    assert replace_unknowns(["x"], [[0.5, 0.5]], ["Ж", "b"], [True, False]) == ["Ж"]
+    assert replace_unknowns(["x"], [[1.0, 0.0]], ["Ж", "b"]) == ["x"]
+
+
 # ----------------------------------------------------------------------------------- config
 def test_config_defaults_are_the_papers():
     c = Config()
@@ -345,6 +375,13 @@ def test_output_symbols_replace_unknowns_by_attention():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert output_symbols(vocab, tokens) == [UNK, "a"]
+    # with the source vocabulary, an unseen source symbol is copied where a letter was written
+    tokens = [vocab.index("a"), vocab.index("a")]
+    unseen_first = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    assert "Ж" not in model.source_vocab and "a" in model.source_vocab
+    assert output_symbols(vocab, tokens, unseen_first, ["Ж", "a", "a"],
+                          model.source_vocab) == ["Ж", "a"]
+    assert output_symbols(vocab, tokens, unseen_first, ["Ж", "a", "a"]) == ["a", "a"]
 
 
 def test_copy_bias_adds_gated_attention_mass_to_the_source_symbols_logits():

@@ -44,3 +44,6 @@ def test_a_shipped_model_copies_unseen_characters_and_writes_no_other_script(
     assert forms and all(forms)
     strays = {f: sorted(set(f) - allowed) for f in forms if set(f) - allowed}
     assert not strays, f"{record['model']} writes symbols of no {setting} {language} word: {strays}"
+    # every lemma here begins with a letter its training data never have: copied, first
+    assert lemma[0] not in allowed - set(lemma)
+    assert forms[0].startswith(lemma[0]), (record["model"], forms[:3])

@@ -95,7 +95,8 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
             break
         if h.prob <= 0.0 and panels:  # the best string is kept even if it underflowed to 0
             continue
-        symbols = output_symbols(vocab, h.tokens, h.attention, item.symbols)
+        symbols = output_symbols(vocab, h.tokens, h.attention, item.symbols,
+                                 predictor.members[0].source_vocab)
         panels.append(
             AttentionPanel(
                 item.codec.decode(symbols),

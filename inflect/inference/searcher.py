@@ -16,7 +16,8 @@ prepared inputs (:class:`inflect.inference.queries.Prepared`):
    (``support="always"``), :func:`inflect.decoding.enumerate_support` lists the strings of
    nonzero probability best-first instead (exact order up to the cap, "more than N" beyond it);
 3. output ids -> symbols (:func:`inflect.nn.batching.output_symbols`: unknown symbols replaced by
-   the source symbol of highest attention at their step) -> text by the input's codec, and the
+   the source symbol of highest attention at their step, each unseen source symbol copied at the
+   first step that attends it most) -> text by the input's codec, and the
    :class:`inflect.inference.outcomes.Outcome` of each input.
 
 Subclasses say how a query becomes a prepared input (:meth:`Searcher.prepare`) and what record it
@@ -52,7 +53,7 @@ from inflect.decoding.support import enumerate_support
 from inflect.inference.outcomes import ErrorRecord, Form, Outcome
 from inflect.inference.queries import InputError, Prepared
 from inflect.inference.streaming import IDLE, with_idle_marks
-from inflect.nn.batching import Vocabularies, make_batch, output_symbols
+from inflect.nn.batching import Vocabularies, make_batch, output_symbols, unseen_positions
 from inflect.nn.checkpoint import LoadedModel, checkpoint_members, load_checkpoint
 from inflect.nn.lengths import output_limit
 from inflect.nn.vocab import UNK_ID, UnknownSymbolWarning
@@ -341,11 +342,13 @@ class Searcher:
 
     def _forms(self, hyps: Sequence[Hypothesis], item: Prepared) -> list[Form]:
         """Output strings as text (by the input's codec), equal texts merged."""
-        vocab = self.members[0].target_vocab
+        vocab, source = self.members[0].target_vocab, self.members[0].source_vocab
+        copies = any(unseen_positions(item.symbols, source))  # unseen symbols to copy
         merged: dict[str, float] = {}
         for h in hyps:
-            attention = h.attention if UNK_ID in h.tokens else None
-            text = item.codec.decode(output_symbols(vocab, h.tokens, attention, item.symbols))
+            attention = h.attention if copies or UNK_ID in h.tokens else None
+            symbols = output_symbols(vocab, h.tokens, attention, item.symbols, source)
+            text = item.codec.decode(symbols)
             merged[text] = merged.get(text, 0.0) + h.prob
         return [Form(f, p) for f, p in sorted(merged.items(), key=lambda kv: -kv[1])]
 

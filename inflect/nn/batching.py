@@ -41,6 +41,7 @@ __all__ = [
     "Vocabularies",
     "make_batch",
     "output_symbols",
+    "unseen_positions",
 ]
 
 #: Label index ignored by the loss (as in :class:`torch.nn.CrossEntropyLoss`).
@@ -311,6 +312,7 @@ def output_symbols(
     tokens: Sequence[int],
     attention: Tensor | None = None,
     source_symbols: Sequence[str] | None = None,
+    source_vocab: Vocab | None = None,
 ) -> list[str]:
     """Output ids -> target symbols, with unknown-word replacement.
 
@@ -319,13 +321,27 @@ def output_symbols(
         tokens: T output ids without BOS/EOS.
         attention: float (T', S) attention rows of those steps (T' >= T), or None.
         source_symbols: the input's source symbols.
+        source_vocab: the model's source vocabulary: its unseen source symbols are copied too
+            (see :func:`inflect.nn.vocab.replace_unknowns`); None: only UNK outputs are replaced.
 
     Returns:
-        T symbols; every UNK replaced by the source symbol of highest attention at its step
+        T symbols; every UNK replaced by the source symbol of highest attention at its step,
+        and each unseen source symbol written at the first step that attends it most
         (:func:`inflect.nn.vocab.replace_unknowns`; only where an attention row and the source
         symbols are given).
     """
     symbols = vocab.decode(tokens)
-    if attention is not None and source_symbols and UNK in symbols:
-        symbols = replace_unknowns(symbols, attention.tolist(), source_symbols)
+    unseen = unseen_positions(source_symbols, source_vocab)
+    if attention is not None and source_symbols and (UNK in symbols or any(unseen)):
+        symbols = replace_unknowns(symbols, attention.tolist(), source_symbols, unseen)
     return symbols
+
+
+def unseen_positions(
+    source_symbols: Sequence[str] | None, source_vocab: Vocab | None
+) -> list[bool]:
+    """True at each source symbol ``source_vocab`` lacks (read as the unknown symbol); all
+    False without a vocabulary."""
+    if not source_symbols or source_vocab is None:
+        return [False] * len(source_symbols or ())
+    return [sym not in source_vocab for sym in source_symbols]

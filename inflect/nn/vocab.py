@@ -12,7 +12,9 @@ inside checkpoints, next to the weights, never in a separate file.
 At prediction time, a symbol unseen in training maps to the unknown symbol with a warning
 (:meth:`Vocab.encode`), and an unknown symbol in the output is replaced by the source symbol that
 received the highest attention weight at that step (:func:`replace_unknowns`; Luong et al. 2015,
-"Addressing the Rare Word Problem in Neural Machine Translation", ACL, section 3).
+"Addressing the Rare Word Problem in Neural Machine Translation", ACL, section 3); an unseen source
+symbol is also written at the first output step that attends it most, for models that never
+write the unknown symbol.
 """
 
 from __future__ import annotations
@@ -198,18 +200,32 @@ def replace_unknowns(
     target_symbols: Sequence[str],
     attention: Any | None,
     source_symbols: Sequence[str],
+    unseen: Sequence[bool] | None = None,
 ) -> list[str]:
-    """Replace each :data:`UNK` in an output by the source symbol with the highest attention.
+    """Replace each :data:`UNK` in an output by the source symbol with the highest attention,
+    and copy each unseen source symbol once.
 
     The usual unknown-word replacement (Luong et al. 2015, ACL, section 3; Jean et al. 2015):
     at an output step that produced the unknown symbol, copy the source symbol the attention
     weighted most at that step. Padding positions have zero attention, so they are never chosen.
+
+    With ``unseen`` (the source positions read as the unknown symbol), a model that never
+    learned to write the unknown symbol (one trained without the copy bias or copy examples)
+    still copies what it cannot read: the first output step whose attention puts at least
+    half its weight on an unseen position writes that position's symbol instead of its own:
+    once per position (later steps attending it, a suffix after a final unseen letter, are left
+    as they are), and not for a position that an unknown symbol of the output copies (a prefix
+    written while attending the lemma's first letter, as Irish ``leis na h<unk>...``, stays). A
+    character-level model writes most of a lemma's letters at the step that attends them, so
+    this is where it copies the letters it knows.
 
     Args:
         target_symbols: the T output symbols (without BOS/EOS).
         attention: float array-like of shape (T', S) with T' >= T (row t = weights at step t;
             an extra row for the EOS step is allowed), or None (then UNKs are left in place).
         source_symbols: the S' <= S source symbols (without padding).
+        unseen: S' booleans, True where the source symbol is not in the model's vocabulary;
+            None: only UNK outputs are replaced.
 
     Returns:
         The T symbols with every UNK replaced where an attention row is available.
@@ -217,6 +233,19 @@ def replace_unknowns(
     out = list(target_symbols)
     if attention is None or not source_symbols:
         return out
+    steps = []  # per step: (the most attended source position, its weight)
+    for t in range(min(len(out), len(attention))):
+        row = [float(x) for x in list(attention[t])[: len(source_symbols)]]
+        best = max(range(len(row)), key=row.__getitem__)
+        steps.append((best, row[best]))
+    copied = {best for (best, _), sym in zip(steps, out, strict=False) if sym == UNK}
+    for t, (best, weight) in enumerate(steps):
+        if out[t] == UNK:
+            out[t] = source_symbols[best]
+        elif unseen and unseen[best] and best not in copied and weight >= 0.5:
+            out[t] = source_symbols[best]
+            copied.add(best)
+    return out
     for t, sym in enumerate(out):
         if sym != UNK or t >= len(attention):
             continue

@@ -78,7 +78,8 @@ def evaluate_dev(
         for j, (i, hyp) in enumerate(zip(idx, hyps, strict=True)):
             symbols = tuple(
                 output_symbols(
-                    model.target_vocab, hyp.tokens, hyp.attention, batch.source_symbols[j]
+                    model.target_vocab, hyp.tokens, hyp.attention, batch.source_symbols[j],
+                    model.source_vocab,
                 )
             )
             preds[i] = symbols
