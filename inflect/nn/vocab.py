@@ -228,7 +228,8 @@ def replace_unknowns(
             None: only UNK outputs are replaced.
 
     Returns:
-        The T symbols with every UNK replaced where an attention row is available.
+        The T symbols with every UNK replaced, and each unseen source symbol copied (with
+        ``unseen``), where an attention row is available.
     """
     out = list(target_symbols)
     if attention is None or not source_symbols:
@@ -245,11 +246,4 @@ def replace_unknowns(
         elif unseen and unseen[best] and best not in copied and weight >= 0.5:
             out[t] = source_symbols[best]
             copied.add(best)
-    return out
-    for t, sym in enumerate(out):
-        if sym != UNK or t >= len(attention):
-            continue
-        row = list(attention[t])[: len(source_symbols)]
-        best = max(range(len(row)), key=lambda s: float(row[s]))
-        out[t] = source_symbols[best]
     return out
