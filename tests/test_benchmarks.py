@@ -17,7 +17,7 @@ BENCHMARKS = REPO / "benchmarks"
 #: Each benchmark script -> the options of its tiny run and a word its output must contain;
 #: {data} is the shared-task folder, {repo} this checkout (compared with itself).
 TINY = {
-    "bench_sparse.py": (["--quick", "--repeats", "1", "--target-ms", "1", "--threads", "1"],
+    "bench_sparse.py": (["--small", "--repeats", "1", "--target-ms", "1", "--threads", "1"],
                         "entmax"),
     "bench_train.py": (["--data-dir", "{data}", "--setting", "low", "--preset", "tiny",
                         "--epochs", "1", "--repeats", "1", "--against", "{repo}"], "speed-up"),
