@@ -344,6 +344,7 @@ class Searcher:
         """Output strings as text (by the input's codec), equal texts merged."""
         vocab, source = self.members[0].target_vocab, self.members[0].source_vocab
         copies = any(unseen_positions(item.symbols, source))  # unseen symbols to copy
+        source = source if copies else None  # else nothing to look up again per string
         merged: dict[str, float] = {}
         for h in hyps:
             attention = h.attention if copies or UNK_ID in h.tokens else None
