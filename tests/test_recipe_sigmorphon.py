@@ -429,3 +429,43 @@ def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     settings["multi"] = "medium"
     chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 10e6)
     assert "sv-high" in chosen
+
+
+def test_ship_selection_reaches_a_settings_macro_target_first():
+    """--macro-target: a setting's per-language models go in before a better gain per byte of
+    another setting, until that setting's macro reaches the target, and no further. By hand:
+    medium macro with the multilingual model alone (70 + 80) / 2 = 75; fi-medium (+4, 1 MB)
+    makes it 77, lt-medium (+2, 1 MB) 78. The high model's gain per byte (20 points per MB)
+    beats both."""
+    import pandas as pd
+
+    ship = _load_ship()
+
+    def frame(scores):
+        return pd.DataFrame(list(scores.items()), columns=["language", "accuracy"])
+
+    scores = {
+        "multi-m": frame({"fi": 70.0, "lt": 80.0}), "multi-h": frame({"fi": 60.0}),
+        "fi-medium": frame({"fi": 74.0}), "lt-medium": frame({"lt": 82.0}),
+        "fi-high": frame({"fi": 80.0}),
+    }
+    settings = {"multi-m": "medium", "multi-h": "high", "fi-medium": "medium",
+                "lt-medium": "medium", "fi-high": "high"}
+    sizes = {"multi-m": 0, "multi-h": 0, "fi-medium": 1_000_000, "lt-medium": 1_000_000,
+             "fi-high": 1_000_000}
+    per_language = {"fi-medium", "lt-medium", "fi-high"}
+    # without a target: fi-high (2e-5 per byte), then fi-medium (4e-6); lt-medium does not fit
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 2e6)
+    assert chosen == ["fi-high", "fi-medium"]
+    # medium 77 reached by fi-medium alone: the high model comes next, as before
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 2e6,
+                                         targets={"medium": 77.0})
+    assert chosen == ["fi-high", "fi-medium"]
+    # medium 78 needs both medium models; they take the 2 MB, fi-high is left out
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 2e6,
+                                         targets={"medium": 78.0})
+    assert chosen == ["fi-medium", "lt-medium"]
+    # an unreachable target takes what fits and then the rest by gain per byte
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 3e6,
+                                         targets={"medium": 99.0})
+    assert chosen == ["fi-high", "fi-medium", "lt-medium"]

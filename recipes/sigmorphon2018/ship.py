@@ -190,6 +190,7 @@ def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[
 def select_per_language(scores: dict[str, Any], settings: dict[str, str],
                         sizes: dict[str, int], per_language: set[str], budget: float,
                         floors: dict[tuple[str, str], float] | None = None,
+                        targets: dict[str, float] | None = None,
                         ) -> tuple[list[str], list[str]]:
     """Which per-language models to ship, and which other models no language needs.
 
@@ -198,7 +199,10 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     (``floors[LANG, SETTING]``: the official baseline) to at or above it come first; within
     each group they are taken in decreasing order of gain per byte while the total size of the
     shipped weights stays within ``budget`` (bytes; the non-per-language models count first).
-    Then a model that is the best of its setting for no language is dropped (e.g. a language's
+    With ``targets`` (``{SETTING: macro}``, e.g. the issue's medium macro of 80), the candidates
+    of such a setting come next, in decreasing gain per byte, until the setting's macro dev
+    accuracy (the mean over its languages of each one's best shipped model) reaches the target;
+    the others follow. Then a model that is the best of its setting for no language is dropped (e.g. a language's
     own model that a new per-language model beats). Returns (the chosen per-language models,
     the dropped other models)."""
     acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
@@ -218,11 +222,30 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
         if acc[name][lang] > before:
             gains.append((lifts, (acc[name][lang] - before) / sizes[name], name))
     total = sum(size for name, size in sizes.items() if name not in per_language)
-    chosen = set()
-    for *_, name in sorted(gains, reverse=True):
-        if total + sizes[name] <= budget:
+    chosen: set[str] = set()
+
+    def take(name: str) -> None:
+        nonlocal total
+        if name not in chosen and total + sizes[name] <= budget:
             chosen.add(name)
             total += sizes[name]
+
+    def macro(setting: str) -> float:
+        langs = {lang for n, a in acc.items() if settings[n] == setting for lang in a}
+        return sum(best_other(lang, setting, chosen, "") for lang in langs) / len(langs)
+
+    ranked = [name for *_, name in sorted(gains, reverse=True)]
+    for lifts, _, name in sorted(gains, reverse=True):
+        if lifts:
+            take(name)
+    for setting, target in (targets or {}).items():
+        for name in ranked:
+            if macro(setting) >= target:
+                break
+            if settings[name] == setting:
+                take(name)
+    for name in ranked:
+        take(name)
     dropped = []
     for name in acc:
         if name in per_language:
@@ -653,6 +676,9 @@ def main() -> None:
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
                              "dev gain per MB while it holds (default 100)")
+    parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
+                        help="per-language models of SETTING come first (after the baseline "
+                             "lifts) until its macro dev accuracy reaches ACC (repeatable)")
     parser.add_argument("--margin", type=float, default=1.0,
                         help="a --queue model whose greedy dev accuracy in training is more than "
                              "this many points below a --keep model of its setting on its "
@@ -713,8 +739,16 @@ def main() -> None:
     floors = {(lang, setting): acc for lang, setting, acc
               in zip(baseline["language"], baseline["setting"], baseline["accuracy"], strict=True)
               } if baseline is not None else {}
+    targets = {}
+    for spec in args.macro_target:
+        setting, _, acc = spec.partition("=")
+        try:
+            targets[setting] = float(acc)
+        except ValueError:
+            raise SystemExit(f"--macro-target takes SETTING=ACC, got {spec!r}") from None
     chosen, dropped = select_per_language(scores | kept_scores, settings, sizes,
-                                          set(per_language), args.budget_mb * 1e6, floors)
+                                          set(per_language), args.budget_mb * 1e6, floors,
+                                          targets)
     for name in [n for n in per_language if n not in chosen] + dropped:
         models.pop(name, None)
         kept.pop(name, None)
