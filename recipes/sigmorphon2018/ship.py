@@ -585,7 +585,8 @@ def registry_text(
         n_lang = len(f["languages"])
         desc = (
             f"ensemble of {len(stored[name])} {cfg['attention_mapping']} attention / "
-            f"{cfg['output_mapping']} output models, preset {cfg.get('preset') or 'paper'}, "
+            f"{cfg['output_mapping']} output models, preset {cfg.get('preset') or 'paper'} "
+            f"(embeddings {cfg['emb_dim']}, hidden {cfg['hidden_dim']}), "
             f"{n_lang} language{'s' if n_lang > 1 else ''}"
         )
         data = (
