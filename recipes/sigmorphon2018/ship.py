@@ -202,9 +202,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     With ``targets`` (``{SETTING: macro}``, e.g. the issue's medium macro of 80), the candidates
     of such a setting come next, in decreasing gain per byte, until the setting's macro dev
     accuracy (the mean over its languages of each one's best shipped model) reaches the target;
-    the others follow. Then a model that is the best of its setting for no language is dropped (e.g. a language's
-    own model that a new per-language model beats). Returns (the chosen per-language models,
-    the dropped other models)."""
+    the others follow. Then a model that is the best of its setting for no language is dropped
+    (e.g. a language's own model that a new per-language model beats). Returns (the chosen
+    per-language models, the dropped other models)."""
     acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
            for name, frame in scores.items()}
 
@@ -213,7 +213,7 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
                     and settings[n] == setting and (n not in per_language or n in chosen)),
                    default=-1.0)
 
-    gains = []
+    gains, lifted = [], set()
     for name in per_language:
         lang, setting = name.rpartition("-")[0], settings[name]
         before = best_other(lang, setting, set(), name)
@@ -221,6 +221,8 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
         lifts = floor is not None and before < floor <= acc[name][lang]
         if acc[name][lang] > before:
             gains.append((lifts, (acc[name][lang] - before) / sizes[name], name))
+            if lifts:
+                lifted.add(name)
     total = sum(size for name, size in sizes.items() if name not in per_language)
     chosen: set[str] = set()
 
@@ -234,9 +236,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
         langs = {lang for n, a in acc.items() if settings[n] == setting for lang in a}
         return sum(best_other(lang, setting, chosen, "") for lang in langs) / len(langs)
 
-    ranked = [name for *_, name in sorted(gains, reverse=True)]
-    for lifts, _, name in sorted(gains, reverse=True):
-        if lifts:
+    ranked = [name for *_, name in sorted(gains, reverse=True)]  # the lifts first
+    for name in ranked:
+        if name in lifted:
             take(name)
     for setting, target in (targets or {}).items():
         for name in ranked:
