@@ -232,8 +232,7 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
             chosen.add(name)
             total += sizes[name]
 
-    def macro(setting: str) -> float:
-        langs = {lang for n, a in acc.items() if settings[n] == setting for lang in a}
+    def macro(setting: str, langs: set[str]) -> float:
         return sum(best_other(lang, setting, chosen, "") for lang in langs) / len(langs)
 
     ranked = [name for *_, name in sorted(gains, reverse=True)]  # the lifts first
@@ -241,8 +240,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
         if name in lifted:
             take(name)
     for setting, target in (targets or {}).items():
+        langs = {lang for n, a in acc.items() if settings[n] == setting for lang in a}
         for name in ranked:
-            if macro(setting) >= target:
+            if macro(setting, langs) >= target:
                 break
             if settings[name] == setting:
                 take(name)
