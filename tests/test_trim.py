@@ -12,7 +12,7 @@ import torch
 from _sparse_ref import entmax_ref
 from test_train import tiny_config
 
-from inflect.nn.checkpoint import INT8_ROWS, quantize_int8
+from inflect.nn.checkpoint import INT4_GROUPS, INT8_ROWS, quantize_int4, quantize_int8
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.model import Seq2Seq
 from inflect.nn.trim import restrict, restrict_to_items
@@ -74,19 +74,22 @@ def test_the_kept_rows_give_the_same_scores_and_entmax_of_those_scores():
     np.testing.assert_allclose(probs.double().numpy(), expected, atol=1e-5)
 
 
-def test_an_int8_checkpoint_is_sliced_exactly():
+@pytest.mark.parametrize(("kind", "quantize"), [(INT8_ROWS, quantize_int8),
+                                               (INT4_GROUPS, quantize_int4)])
+def test_a_quantized_checkpoint_is_sliced_exactly(kind, quantize):
     full, synth = _bilingual_model()
-    meta = {"model": full.metadata(), "languages": [], "quantized": INT8_ROWS}
+    meta = {"model": full.metadata(), "languages": [], "quantized": kind}
     state = {k: v.clone() for k, v in full.state_dict().items()}
-    with torch.no_grad():  # rows of very different size: every row has its own scale
+    with torch.no_grad():  # rows of very different size: every row has its own scales
         state["generator.weight"] *= torch.linspace(0.1, 5, state["generator.weight"].shape[0])[
             :, None
         ]
-    quantized_then_cut, _ = restrict_to_items(quantize_int8(state, min_size=1), meta, synth)
-    cut_then_quantized = quantize_int8(restrict_to_items(state, meta, synth)[0], min_size=1)
+    quantized_then_cut, _ = restrict_to_items(quantize(state, min_size=1), meta, synth)
+    cut_then_quantized = quantize(restrict_to_items(state, meta, synth)[0], min_size=1)
     assert quantized_then_cut.keys() == cut_then_quantized.keys()
     for name, value in cut_then_quantized.items():
         assert torch.equal(quantized_then_cut[name], value), name
+    assert not quantized_then_cut["generator.weight"].is_floating_point()
 
 
 def test_a_language_the_model_lacks_is_refused_and_inputs_are_not_changed():

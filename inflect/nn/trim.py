@@ -12,8 +12,9 @@ character is read as the unknown symbol and copied to the output
 (:func:`inflect.nn.vocab.replace_unknowns`), as in a from-scratch model.
 
 The rows are sliced, never recomputed: an int8 tensor and its per-row scales
-(:func:`inflect.nn.checkpoint.quantize_int8`) are sliced alike, so a quantized checkpoint stays
-exactly the quantized values it was. The scores of the kept output symbols are the same numbers
+(:func:`inflect.nn.checkpoint.quantize_int8`), or a 4-bit tensor's packed rows and per-group
+scales (:func:`inflect.nn.checkpoint.quantize_int4`), are sliced alike, so a quantized
+checkpoint stays exactly the quantized values it was. The scores of the kept output symbols are the same numbers
 as before; their probabilities are the output mapping (α-entmax) of those scores alone, so a
 dropped symbol that had probability 0 changes nothing, and one that had some gives its share to
 the kept ones (re-normalised by the mapping's threshold τ, Peters et al. 2019, eq. 2).
@@ -37,7 +38,7 @@ ROWS: dict[str, str] = {
     "feature_embedding.weight": "feature_vocab",
     "language_embedding.weight": "language_vocab",
 }
-#: Suffix of an int8 tensor's per-row scales (:data:`inflect.nn.checkpoint.SCALE_SUFFIX`).
+#: Suffix of a quantized tensor's scales (:data:`inflect.nn.checkpoint.SCALE_SUFFIX`).
 _SCALE = ":scale"
 
 
@@ -51,7 +52,7 @@ def restrict(
     """The checkpoint with its vocabularies cut down to the given symbols (reserved ones kept).
 
     Args:
-        tensors: the checkpoint's state dict (float or int8 with ``:scale`` tensors), as
+        tensors: the checkpoint's state dict (float, or quantized with ``:scale`` tensors), as
             :func:`inflect.nn.checkpoint.load_tensors` reads it.
         meta: its JSON document (``meta["model"]`` holds the vocabularies).
         symbols: the characters to keep in the source and target vocabularies (those not in a
