@@ -431,6 +431,47 @@ def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     assert "sv-high" in chosen
 
 
+def test_ship_selection_ships_one_storage_of_a_model_the_better_per_byte_first():
+    """--int4: fi's model in int8 (90 over the multilingual 80, 1 MB) and in 4 bits (89.5,
+    0.55 MB). Gains per byte: fi in 4 bits 9.5 / 0.55 = 17.3e-6, fi in int8 10e-6, lt 10e-6. The
+    4 bits go first; then lt; then fi in int8 replaces its 4 bits where the 0.45 MB more fit (a
+    gain of 0.5 for 0.45 MB). A variant better than its int8 is never replaced."""
+    import pandas as pd
+
+    ship = _load_ship()
+
+    def frame(scores):
+        return pd.DataFrame(list(scores.items()), columns=["language", "accuracy"])
+
+    four = "fi-high" + ship.INT4_VARIANT
+    scores = {"multi": frame({"fi": 80.0, "lt": 60.0}), "fi-high": frame({"fi": 90.0}),
+              four: frame({"fi": 89.5}), "lt-high": frame({"lt": 70.0})}
+    settings = dict.fromkeys(scores, "high")
+    sizes = {"multi": 0, "fi-high": 1_000_000, four: 550_000, "lt-high": 1_000_000}
+    per_language = {"fi-high", four, "lt-high"}
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 1.6e6)
+    assert chosen == [four, "lt-high"]
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 2.0e6)
+    assert chosen == ["fi-high", "lt-high"]
+    # only one per language, also as a lift: fi's floor 85 is lifted by either; the 4 bits
+    # first, then (lt does not fit) the int8 replaces them where the budget holds 1 MB
+    floors = {("fi", "high"): 85.0}
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 0.9e6, floors)
+    assert chosen == [four]
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 1.0e6, floors)
+    assert chosen == ["fi-high"]
+    scores[four] = frame({"fi": 91.0})
+    chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 10e6)
+    assert chosen == [four, "lt-high"]
+    # the chosen variant ships under its model's name; the other storage's entries go
+    tables = ({"fi-high": "int8", four: "4 bits", "lt-high": "lt"}, {four: 1.0})
+    ship.settle_variants(chosen, *tables)
+    assert tables == ({"fi-high": "4 bits", "lt-high": "lt"}, {"fi-high": 1.0})
+    tables = ({"fi-high": "int8", four: "4 bits"},)
+    ship.settle_variants(["fi-high"], *tables)
+    assert tables == ({"fi-high": "int8"},)
+
+
 def test_ship_selection_reaches_a_settings_macro_target_first():
     """--macro-target: a setting's per-language models go in before a better gain per byte of
     another setting, until that setting's macro reaches the target, and no further. By hand:

@@ -1,19 +1,21 @@
 """ship.py's preparation of every member before it is scored (recipes/sigmorphon2018/ship.py,
 ``prepared``): the search records of its training data are added, a per-language model is
 restricted to its own language's symbols, features and language, ``--int8`` stores int8 rows
-with a float16 scale per row, and a prepared copy is rewritten only when its source changes."""
+with a float16 scale per row, ``--int4`` the models it names in 4 bits from their float
+checkpoint only, and a prepared copy is rewritten only when its source changes."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 import synthetic
 import torch
 from test_recipe_sigmorphon import _load_ship
 from test_train import tiny_config
 from test_trim import CYRILLIC
 
-from inflect.nn.checkpoint import load_tensors
+from inflect.nn.checkpoint import INT4_GROUPS, dequantize, load_tensors
 from inflect.training.items import load_data
 from inflect.training.trainer import train
 
@@ -107,6 +109,47 @@ def test_prepared_members_carry_records_are_trimmed_and_int8(tmp_path):
     assert meta["prepared_from"]["int8"] is False
 
 
+def test_int4_members_come_from_the_float_checkpoint_only(tmp_path):
+    ship = _load_ship()
+    data = tmp_path / "data"
+    data.mkdir()
+    german = _write_language(data, "german", 1)
+    train(tiny_config(), load_data("german", "high", data), tmp_path / "de", device="cpu",
+          max_epochs=1, precision="float32")
+    models = {"german-high": [tmp_path / "de"]}
+    four = ship.prepared(models, {"german-high"}, tmp_path / "four", str(data), int8=True,
+                         int4=frozenset({"german-high"}))
+    tensors, meta = load_tensors(four["german-high"][0])
+    assert meta["quantized"] == INT4_GROUPS
+    assert meta["prepared_from"]["int4"] == ship.INT4_GROUP and not meta["prepared_from"]["int8"]
+    weight = tensors["generator.weight"]
+    rows = len(meta["model"]["target_vocab"]["specials"]) + len(german)
+    assert weight.dtype == torch.uint8 and weight.shape[0] == rows
+    hidden = int(tensors["generator.weight:shape"][0])
+    groups = -(-hidden // ship.INT4_GROUP)
+    assert tensors["generator.weight:scale"].shape == (rows, groups)
+    # every weight within half a step of its group (max |group| / 7) of the float checkpoint's
+    original, _ = load_tensors(tmp_path / "de" / "model.safetensors")
+    back = dequantize(tensors, meta)["generator.weight"]
+    step = tensors["generator.weight:scale"].float().repeat_interleave(ship.INT4_GROUP, dim=1)
+    assert ((back - original["generator.weight"]).abs() <= step[:, :hidden] / 2 + 1e-6).all()
+
+    # shipped, then shipped again the same way: byte for byte
+    shipped = {"german-high": [tmp_path / "shipped" / "member-1.safetensors"]}
+    shipped["german-high"][0].parent.mkdir()
+    shipped["german-high"][0].write_bytes(four["german-high"][0].read_bytes())
+    again = ship.prepared(shipped, {"german-high"}, tmp_path / "again", str(data), int8=True,
+                          int4=frozenset({"german-high"}))
+    assert again["german-high"][0].read_bytes() == shipped["german-high"][0].read_bytes()
+    # ... but never quantized twice: an int4 copy asked for in int8, an int8 one in int4
+    with pytest.raises(SystemExit, match=r"stored in int4-groups.*give the float checkpoint"):
+        ship.prepared(shipped, {"german-high"}, tmp_path / "eight", str(data), int8=True)
+    eight = ship.prepared(models, {"german-high"}, tmp_path / "eight", str(data), int8=True)
+    with pytest.raises(SystemExit, match="stored in int8-rows; to store it in int4"):
+        ship.prepared(eight, {"german-high"}, tmp_path / "eight-four", str(data), int8=True,
+                      int4=frozenset({"german-high"}))
+
+
 def test_a_language_trained_again_keeps_the_better_model(capsys):
     ship = _load_ship()
     shipped = {"finnish-high": ["old/finnish"], "latin-high": ["old/latin"]}
@@ -123,6 +166,27 @@ def test_a_language_trained_again_keeps_the_better_model(capsys):
                                        {"finnish-high": 90.0})
     assert models["finnish-high"] == ["old/finnish"]
     assert "greedy dev 90.0 and 90.0" in capsys.readouterr().out
+
+
+def test_a_language_finished_in_two_queues_gives_the_better_run_then_the_smaller(tmp_path,
+                                                                                  capsys):
+    ship = _load_ship()
+    runs = {}
+    for name, size in (("warm", 900), ("small", 400), ("other", 400)):
+        runs[name] = tmp_path / name / "latin"
+        runs[name].mkdir(parents=True)
+        (runs[name] / "model.safetensors").write_bytes(b"x" * size)
+    models, greedy = {}, {}
+    ship.keep_better_run(models, greedy, "latin-high", runs["warm"], 96.0)
+    ship.keep_better_run(models, greedy, "latin-high", runs["small"], 95.0)  # worse: left out
+    assert models == {"latin-high": [runs["warm"]]} and greedy == {"latin-high": 96.0}
+    ship.keep_better_run(models, greedy, "latin-high", runs["small"], 96.0)  # a tie, smaller
+    assert models == {"latin-high": [runs["small"]]}
+    ship.keep_better_run(models, greedy, "latin-high", runs["other"], 96.0)  # a tie of both
+    assert models == {"latin-high": [runs["small"]]}
+    ship.keep_better_run(models, greedy, "latin-high", runs["warm"], 97.5)  # better
+    assert models == {"latin-high": [runs["warm"]]} and greedy == {"latin-high": 97.5}
+    assert "greedy dev 96.0, 0.00 MB" in capsys.readouterr().out
 
 
 def test_a_warm_start_from_a_snapshot_of_the_package_is_named_by_its_package_path():

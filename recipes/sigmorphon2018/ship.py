@@ -30,14 +30,18 @@ Every member gets the records a search takes from its training data (output leng
 output alphabets, where its checkpoint predates them); every per-language model is restricted to
 the symbols, features and language of its training data (:mod:`inflect.nn.trim`: a warm start's
 multilingual rows are dropped); ``--int8`` stores every model in int8 with per-row scales
-(:func:`inflect.nn.checkpoint.quantize_int8`). Models are scored *as stored* (the prepared files
-are written to ``--results/prepared/`` first, see :func:`prepared`).
+(:func:`inflect.nn.checkpoint.quantize_int8`). ``--int4 NAME[,NAME...]`` makes those
+per-language models compete twice: as stored otherwise, and in 4 bits with a scale per 32
+weights (:func:`inflect.nn.checkpoint.quantize_int4`, about 0.56 of the int8 bytes), prepared
+from their queue's float checkpoint as ``NAME~int4``; at most one of the two ships, under NAME.
+Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
+see :func:`prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
 of their setting on their language's dev set, by decreasing dev gain per MB while the shipped
-weights stay within ``--budget-mb`` (100); a model that is then no language's best (a language's
-own model beaten by its per-language one) is dropped, and weight files no model lists are
-removed. ``--keep NAME`` keeps a model of ``--out-dir``'s registry as shipped (its files, its
-table, its dev scores: nothing is scored again).
+weights stay within ``--budget-mb`` (100; see :func:`select_per_language`); a model that is then
+no language's best (a language's own model beaten by its per-language one) is dropped, and
+weight files no model lists are removed. ``--keep NAME`` keeps a model of ``--out-dir``'s
+registry as shipped (its files, its table, its dev scores: nothing is scored again).
 """
 
 from __future__ import annotations
@@ -52,6 +56,14 @@ from typing import Any
 
 #: A model's name -> its checkpoints.
 Models = dict[str, list[Path]]
+#: Weights per float16 scale of a model stored with ``--int4``.
+INT4_GROUP = 32
+#: Suffix of the name under which a per-language model's 4-bit variant is prepared and scored
+#: (``--int4``); it ships under its own name.
+INT4_VARIANT = "~int4"
+#: ``meta["quantized"]`` of a stored member -> how the registry's description names it.
+STORAGE = {"int8-rows": "weights in int8 with a scale per row",
+           "int4-groups": f"weights in 4 bits with a scale per {INT4_GROUP}"}
 
 
 def parse_models(specs: list[str]) -> Models:
@@ -130,7 +142,9 @@ def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str,
 def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
     """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue, for
     the languages whose run has finished (a running one's model is not its last); and each
-    one's best dev accuracy during training (greedy, from its metrics)."""
+    one's best dev accuracy during training (greedy, from its metrics). A language finished in
+    two queues (e.g. a warm start and a smaller network from scratch) gives the run that
+    :func:`keep_better_run` keeps."""
     from inflect.training.queue import QueueSpec, language_status
 
     models: Models = {}
@@ -145,9 +159,30 @@ def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
         for lang in queue.languages:
             status = language_status(Path(root), lang)
             if status.state == "finished":
-                models[f"{lang}-{setting}"] = [Path(root) / lang]
-                greedy[f"{lang}-{setting}"] = status.best_accuracy
+                keep_better_run(models, greedy, f"{lang}-{setting}", Path(root) / lang,
+                                status.best_accuracy)
     return models, greedy
+
+
+def keep_better_run(models: Models, greedy: dict[str, float], name: str, run: Path,
+                    accuracy: float | None) -> None:
+    """Add the run folder ``run`` as the model ``name`` unless ``models`` already has a run of
+    that name as good: the better training-time dev accuracy (greedy) wins, and on a tie the
+    smaller ``model.safetensors`` (the same accuracy in fewer shipped bytes); the first run
+    on a tie of both."""
+    accuracy = -1.0 if accuracy is None else float(accuracy)
+    if name in models:
+        old_run = models[name][0]
+        old = greedy.get(name, -1.0)
+        size, old_size = (checkpoint_file(r).stat().st_size for r in (run, old_run))
+        wins = accuracy > old or (accuracy == old and size < old_size)
+        print(f"{name}: finished in two queues ({old_run}: greedy dev {old:.1f}, "
+              f"{old_size / 1e6:.2f} MB; {run}: {accuracy:.1f}, {size / 1e6:.2f} MB): "
+              f"{run if wins else old_run} competes")
+        if not wins:
+            return
+    models[name] = [run]
+    greedy[name] = accuracy
 
 
 def hopeless(greedy: dict[str, float], others: dict[str, Any], settings: dict[str, str],
@@ -187,6 +222,12 @@ def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[
     return tables, scores
 
 
+def language_of(name: str) -> str:
+    """The language of a per-language model ``LANGUAGE-SETTING`` (or of its 4-bit variant,
+    ``LANGUAGE-SETTING`` + :data:`INT4_VARIANT`)."""
+    return name.removesuffix(INT4_VARIANT).rpartition("-")[0]
+
+
 def select_per_language(scores: dict[str, Any], settings: dict[str, str],
                         sizes: dict[str, int], per_language: set[str], budget: float,
                         floors: dict[tuple[str, str], float] | None = None,
@@ -195,67 +236,100 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     """Which per-language models to ship, and which other models no language needs.
 
     A per-language model ``LANG-SETTING`` is a candidate when it beats, on LANG's dev set, every
-    other model of its setting that serves LANG. Candidates that lift LANG from below its floor
-    (``floors[LANG, SETTING]``: the official baseline) to at or above it come first; within
-    each group they are taken in decreasing order of gain per byte while the total size of the
-    shipped weights stays within ``budget`` (bytes; the non-per-language models count first).
-    With ``targets`` (``{SETTING: macro}``, e.g. the issue's medium macro of 80), the candidates
-    of such a setting come next, in decreasing gain per byte, until the setting's macro dev
-    accuracy (the mean over its languages of each one's best shipped model) reaches the target;
-    the others follow. Then a model that is the best of its setting for no language is dropped
-    (e.g. a language's own model that a new per-language model beats). Returns (the chosen
-    per-language models, the dropped other models)."""
+    other model of its setting that serves LANG. A language may have several candidates (the
+    same model stored in int8 and in 4 bits: ``--int4``); at most one of them ships. The
+    candidates are taken one at a time, each time the one of the largest gain per byte over
+    what serves its language so far (a language's other candidate, once taken, is replaced:
+    the gain and the bytes are the difference), while the total size of the shipped weights
+    stays within ``budget`` (bytes; the non-per-language models count first). First come the
+    candidates that lift LANG from below its floor (``floors[LANG, SETTING]``: the official
+    baseline) to at or above it, one per language. With ``targets`` (``{SETTING: macro}``, e.g.
+    the issue's medium macro of 80), the candidates of such a setting come next until the
+    setting's macro dev accuracy (the mean over its languages of each one's best shipped model)
+    reaches the target; the others follow. Then a model that is the best of its setting for no
+    language is dropped (e.g. a language's own model that a new per-language model beats).
+    Returns (the chosen per-language models, the dropped other models)."""
     acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
            for name, frame in scores.items()}
+    others: dict[tuple[str, str], float] = {}  # the best other model of each language's setting
+    for name, a in acc.items():
+        if name not in per_language:
+            for lang, value in a.items():
+                key = (lang, settings[name])
+                others[key] = max(others.get(key, -1.0), value)
 
-    def best_other(lang: str, setting: str, chosen: set[str], exclude: str) -> float:
+    def key_of(name: str) -> tuple[str, str]:
+        return language_of(name), settings[name]
+
+    held: dict[tuple[str, str], str] = {}  # the per-language model taken for each language
+
+    def serving(key: tuple[str, str]) -> float:
+        taken = held.get(key)
+        return max(others.get(key, -1.0), acc[taken][key[0]] if taken else -1.0)
+
+    def own(name: str) -> float:
+        return acc[name][language_of(name)]
+
+    candidates = [n for n in per_language if own(n) > others.get(key_of(n), -1.0)]
+    lifts = set()
+    for name in candidates:
+        floor = (floors or {}).get(key_of(name))
+        if floor is not None and others.get(key_of(name), -1.0) < floor <= own(name):
+            lifts.add(name)
+    total = sum(size for name, size in sizes.items() if name not in per_language)
+
+    def step(name: str) -> tuple[float, int]:
+        """The gain (points on its language) and the bytes of taking ``name`` now."""
+        key = key_of(name)
+        taken = held.get(key)
+        return own(name) - serving(key), sizes[name] - (sizes[taken] if taken else 0)
+
+    def take_best(pool: list[str]) -> bool:
+        """Take the candidate of ``pool`` of the largest gain per byte that fits."""
+        nonlocal total
+        options = []
+        for name in pool:
+            gain, extra = step(name)
+            if held.get(key_of(name)) != name and gain > 0 and total + extra <= budget:
+                options.append((gain / extra if extra > 0 else float("inf"), name))
+        if not options:
+            return False
+        name = max(options)[1]
+        total += step(name)[1]
+        held[key_of(name)] = name
+        return True
+
+    while take_best([n for n in lifts if key_of(n) not in held]):
+        pass
+    for setting, target in (targets or {}).items():
+        keys = sorted({(lang, setting) for n, a in acc.items() if settings[n] == setting
+                       for lang in a})
+        pool = [n for n in candidates if settings[n] == setting]
+        while sum(serving(key) for key in keys) / len(keys) < target and take_best(pool):
+            pass
+    while take_best(candidates):
+        pass
+    chosen = set(held.values())
+
+    def best_without(lang: str, setting: str, exclude: str) -> float:
         return max((a[lang] for n, a in acc.items() if n != exclude and lang in a
                     and settings[n] == setting and (n not in per_language or n in chosen)),
                    default=-1.0)
 
-    gains, lifted = [], set()
-    for name in per_language:
-        lang, setting = name.rpartition("-")[0], settings[name]
-        before = best_other(lang, setting, set(), name)
-        floor = (floors or {}).get((lang, setting))
-        lifts = floor is not None and before < floor <= acc[name][lang]
-        if acc[name][lang] > before:
-            gains.append((lifts, (acc[name][lang] - before) / sizes[name], name))
-            if lifts:
-                lifted.add(name)
-    total = sum(size for name, size in sizes.items() if name not in per_language)
-    chosen: set[str] = set()
-
-    def take(name: str) -> None:
-        nonlocal total
-        if name not in chosen and total + sizes[name] <= budget:
-            chosen.add(name)
-            total += sizes[name]
-
-    def macro(setting: str, langs: set[str]) -> float:
-        return sum(best_other(lang, setting, chosen, "") for lang in langs) / len(langs)
-
-    ranked = [name for *_, name in sorted(gains, reverse=True)]  # the lifts first
-    for name in ranked:
-        if name in lifted:
-            take(name)
-    for setting, target in (targets or {}).items():
-        langs = {lang for n, a in acc.items() if settings[n] == setting for lang in a}
-        for name in ranked:
-            if macro(setting, langs) >= target:
-                break
-            if settings[name] == setting:
-                take(name)
-    for name in ranked:
-        take(name)
-    dropped = []
-    for name in acc:
-        if name in per_language:
-            continue
-        setting = settings[name]
-        if not any(a >= best_other(lang, setting, chosen, name) for lang, a in acc[name].items()):
-            dropped.append(name)
+    dropped = [name for name, a in acc.items() if name not in per_language and not any(
+        value >= best_without(lang, settings[name], name) for lang, value in a.items())]
     return sorted(chosen), dropped
+
+
+def settle_variants(chosen: list[str], *tables: dict[str, Any]) -> None:
+    """In each table (name -> anything), the 4-bit variants (``NAME`` + :data:`INT4_VARIANT`)
+    settled: a chosen one takes its model's own name (replacing the other storage's entry),
+    the others are removed."""
+    for table in tables:
+        for name in [n for n in table if n.endswith(INT4_VARIANT)]:
+            value = table.pop(name)
+            if name in chosen:
+                table[name.removesuffix(INT4_VARIANT)] = value
 
 
 def previous_models(out_dir: Path) -> dict[str, dict]:
@@ -306,7 +380,7 @@ def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued:
 
 
 def prepared(models: Models, per_language: set[str], results: Path, data_dir: str | None,
-             int8: bool) -> Models:
+             int8: bool, int4: frozenset[str] = frozenset()) -> Models:
     """The same models with every member made ready to ship, written to
     ``results/prepared/NAME/`` (rewritten when the member's checkpoint changed: the copy records
     the source's SHA-256 and what was done):
@@ -318,13 +392,26 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
       of its training data (:func:`inflect.nn.trim.restrict_to_items`: a warm start's
       multilingual rows dropped);
     * with ``int8``, int8 weights (:func:`inflect.nn.checkpoint.quantize_int8`; an int8 member
-      stays as it is).
+      stays as it is); a model named in ``int4``, 4-bit weights with a float16 scale per 32
+      (:func:`inflect.nn.checkpoint.quantize_int4`), from a float checkpoint only.
 
     A member that is itself such a copy, prepared the same way (a shipped member shipped again),
     is taken as it is: preparing it again would change its bytes and so its cached scores.
+
+    Raises:
+        SystemExit: a member stored in 4 bits that is to be prepared another way, or a model
+            named in ``int4`` whose member is already quantized (quantizing twice adds the
+            errors: give its queue's float checkpoint).
     """
     from inflect.io.atomic import atomic_write, sha256_of
-    from inflect.nn.checkpoint import INT8_ROWS, load_metadata, load_tensors, quantize_int8
+    from inflect.nn.checkpoint import (
+        INT4_GROUPS,
+        INT8_ROWS,
+        load_metadata,
+        load_tensors,
+        quantize_int4,
+        quantize_int8,
+    )
     from inflect.nn.checkpoint import save_tensors as save
     from inflect.nn.model import Seq2Seq
     from inflect.nn.trim import restrict_to_items
@@ -338,7 +425,9 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
             source = checkpoint_file(path)
             target = results / "prepared" / name / f"member-{k}.safetensors"
             record = {"source_sha256": sha256_of(source), "recorded": True,
-                      "trimmed": name in per_language, "int8": int8}
+                      "trimmed": name in per_language, "int8": int8 and name not in int4}
+            if name in int4:
+                record["int4"] = INT4_GROUP
             already = load_metadata(source).get("prepared_from")
             if already and {**already, "source_sha256": None} == {**record, "source_sha256": None}:
                 # a member shipped before, prepared the same way: shipped again as it is
@@ -350,6 +439,12 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
             if not target.is_file() or load_metadata(target).get("prepared_from") != record:
                 print(f"{name}: preparing member {k} ({source})", flush=True)
                 tensors, meta = load_tensors(source)
+                stored_as = meta.get("quantized")
+                if stored_as == INT4_GROUPS or (stored_as and name in int4):
+                    raise SystemExit(
+                        f"{name}: {source} is stored in {stored_as}; to store it "
+                        f"{'in int4' if name in int4 else 'otherwise'}, give the float "
+                        "checkpoint it was prepared from (its queue's run folder)")
                 data = (meta.get("training") or {}).get("data") or {}
                 languages = "all" if data.get("smaller_settings") else data["languages"]
                 items = load_data(languages, data["setting"], data_dir).train
@@ -360,7 +455,10 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
                 meta = meta | {"model": network.metadata(settings)}
                 if name in per_language:
                     tensors, meta = restrict_to_items(tensors, meta, items)
-                if int8:
+                if name in int4:
+                    tensors = quantize_int4(tensors, group=INT4_GROUP)
+                    meta = meta | {"quantized": INT4_GROUPS}
+                elif int8:
                     tensors, meta = quantize_int8(tensors), meta | {"quantized": INT8_ROWS}
                 target.parent.mkdir(parents=True, exist_ok=True)
                 save(target, tensors, meta | {"prepared_from": record})
@@ -387,6 +485,7 @@ def model_facts(paths: list[Path]) -> dict[str, Any]:
         member_trainings.append(member_meta.get("training") or {})
     return {
         "languages": languages,
+        "quantized": meta.get("quantized"),
         "setting": data.get("setting", ""),
         "config": meta["model"]["config"],
         "member_configs": member_configs,
@@ -589,7 +688,8 @@ def registry_text(
             f"ensemble of {len(stored[name])} {cfg['attention_mapping']} attention / "
             f"{cfg['output_mapping']} output models, preset {cfg.get('preset') or 'paper'} "
             f"(embeddings {cfg['emb_dim']}, hidden {cfg['hidden_dim']}), "
-            f"{n_lang} language{'s' if n_lang > 1 else ''}"
+            f"{n_lang} language{'s' if n_lang > 1 else ''}, "
+            + STORAGE.get(f.get("quantized"), "weights in float16")
         )
         data = (
             f"conll2018-task1: train-{f['setting']} of {n_lang} language(s) "
@@ -673,6 +773,11 @@ def main() -> None:
                         help="every finished language of an `inflect queue` folder, one model each")
     parser.add_argument("--int8", action="store_true",
                         help="store the models in int8 with per-row scales (scored as stored)")
+    parser.add_argument("--int4", action="append", default=[], metavar="NAME[,NAME...]",
+                        help="these per-language models (LANGUAGE-SETTING, from a --queue) "
+                             "compete twice: stored as the others, and in 4 bits with a scale "
+                             "per 32 weights (from the queue's float checkpoint); each scored "
+                             "as stored, at most one ships (repeatable)")
     parser.add_argument("--reship", action="store_true",
                         help="the per-language models of --out-dir's registry compete again, "
                              "prepared and scored like the --queue ones")
@@ -700,7 +805,13 @@ def main() -> None:
 
     out_dir = Path(args.out_dir)
     models = parse_models(args.model)
+    int4 = sorted({n for spec in args.int4 for n in spec.split(",") if n})
     per_language, greedy = queue_models(args.queue)
+    queued = dict(per_language)
+    unknown = [n for n in int4 if n not in queued]
+    if unknown:
+        raise SystemExit(f"--int4 needs the float checkpoint of a finished --queue language; "
+                         f"none for {', '.join(unknown)}")
     if args.reship:
         again, again_greedy = shipped_per_language(out_dir)
         per_language, greedy = reship_candidates(again, again_greedy, per_language, greedy)
@@ -716,8 +827,12 @@ def main() -> None:
         print(f"not scored ({len(skip)}: greedy dev more than {args.margin} below the kept "
               f"model's): {', '.join(sorted(skip))}")
     per_language = {n: p for n, p in per_language.items() if n not in skip}
+    # a model named by --int4 competes twice: as it is otherwise stored, and in 4 bits (from
+    # its queue's float checkpoint); the selection ships at most one of them
+    per_language |= {n + INT4_VARIANT: queued[n] for n in int4 if n in per_language}
     models.update(per_language)
-    models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8)
+    models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
+                      frozenset(n for n in per_language if n.endswith(INT4_VARIANT)))
     if not models and not kept:
         raise SystemExit("give --model, --keep or --queue")
     facts = {name: model_facts(paths) | {"per_language": name in per_language}
@@ -752,10 +867,14 @@ def main() -> None:
     chosen, dropped = select_per_language(scores | kept_scores, settings, sizes,
                                           set(per_language), args.budget_mb * 1e6, floors,
                                           targets)
+    candidates = {language_of(n) + "-" + settings[n] for n in per_language}
     for name in [n for n in per_language if n not in chosen] + dropped:
         models.pop(name, None)
         kept.pop(name, None)
-    print(f"per-language models shipped: {len(chosen)} of {len(per_language)}"
+    settle_variants(chosen, per_language, models, scores, facts, settings)
+    in_4_bits = [n for n in chosen if n.endswith(INT4_VARIANT)]
+    print(f"per-language models shipped: {len(chosen)} ({len(in_4_bits)} of them in 4 bits) "
+          f"of {len(candidates)}"
           + (f"; dropped (no language's best): {', '.join(dropped)}" if dropped else ""))
     shipped = {n: s for n, s in (scores | kept_scores).items() if n in models or n in kept}
     for setting in sorted({q.partition("=")[0] for q in args.queue}):
