@@ -136,3 +136,10 @@ def test_an_int4_checkpoint_loads_and_a_shape_missing_is_named(tmp_path):
     with pytest.raises(CheckpointError,
                        match=r"int4 tensor \S+ lacks its per-group scales or its shape"):
         load_checkpoint(tmp_path / "broken.safetensors")
+    mismatched = quantize_int4(tensors)
+    name = next(k for k, v in mismatched.items() if v.dtype == torch.uint8)
+    mismatched[name + SHAPE_SUFFIX] = mismatched[name + SHAPE_SUFFIX] * 3  # more than stored
+    save_tensors(tmp_path / "mismatched.safetensors", mismatched,
+                 meta | {"quantized": INT4_GROUPS})
+    with pytest.raises(CheckpointError, match=r"does not match its scales"):
+        load_checkpoint(tmp_path / "mismatched.safetensors")

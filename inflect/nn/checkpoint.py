@@ -331,11 +331,16 @@ def dequantize(
                 raise CheckpointError(
                     f"{path}: the int4 tensor {name} lacks its per-group scales or its shape"
                 )
-            q = torch.stack([t & 15, t >> 4], dim=2).reshape(t.shape[0], -1).float() - 8
-            group = q.shape[1] // scale.shape[1]
-            w = q.reshape(t.shape[0], scale.shape[1], group) * scale.float()[..., None]
             shape = [int(d) for d in trailing.tolist()]
-            cols = math.prod(shape)
+            cols, padded = math.prod(shape), 2 * t.shape[-1]
+            if t.dim() != 2 or padded % scale.shape[1] or not 0 < cols <= padded:
+                raise CheckpointError(
+                    f"{path}: the int4 tensor {name} ({tuple(t.shape)} bytes) does not match "
+                    f"its scales {tuple(scale.shape)} and shape {shape}"
+                )
+            q = torch.stack([t & 15, t >> 4], dim=2).reshape(t.shape[0], -1).float() - 8
+            group = padded // scale.shape[1]
+            w = q.reshape(t.shape[0], scale.shape[1], group) * scale.float()[..., None]
             out[name] = w.reshape(t.shape[0], -1)[:, :cols].reshape(t.shape[0], *shape)
         else:
             out[name] = t.float() if t.is_floating_point() else t
