@@ -150,6 +150,34 @@ def test_int4_members_come_from_the_float_checkpoint_only(tmp_path):
                       int4=frozenset({"german-high"}))
 
 
+def test_a_shipped_4_bit_model_competes_as_its_4_bit_variant(tmp_path):
+    ship = _load_ship()
+    data = tmp_path / "data"
+    data.mkdir()
+    _write_language(data, "german", 1)
+    train(tiny_config(), load_data("german", "high", data), tmp_path / "de", device="cpu",
+          max_epochs=1, precision="float32")
+    queued = {"german-high": [tmp_path / "de"], "latin-high": [tmp_path / "de"]}
+    four = ship.prepared({"german-high": queued["german-high"]}, {"german-high"},
+                         tmp_path / "four", str(data), int8=True, int4=frozenset({"german-high"}))
+    eight = ship.prepared({"latin-high": queued["latin-high"]}, {"latin-high"},
+                          tmp_path / "eight", str(data), int8=True)
+    shipped = {"german-high": four["german-high"], "latin-high": eight["latin-high"]}
+    v = ship.INT4_VARIANT
+    # out of --int4 (committed twice): each competes only as it is stored
+    assert ship.storage_variants(shipped, queued, set()) == {
+        "german-high" + v: four["german-high"], "latin-high": eight["latin-high"]}
+    # named by --int4: the other storage from the queue's float checkpoint as well
+    assert ship.storage_variants(shipped, queued, {"german-high", "latin-high"}) == {
+        "german-high" + v: four["german-high"], "german-high": queued["german-high"],
+        "latin-high": eight["latin-high"], "latin-high" + v: queued["latin-high"]}
+    # the shipped 4-bit copy under its variant's name is taken as it is, never quantized again
+    again = ship.prepared({"german-high" + v: four["german-high"]}, {"german-high" + v},
+                          tmp_path / "again", str(data), int8=True,
+                          int4=frozenset({"german-high" + v}))
+    assert again["german-high" + v][0].read_bytes() == four["german-high"][0].read_bytes()
+
+
 def test_a_language_trained_again_keeps_the_better_model(capsys):
     ship = _load_ship()
     shipped = {"finnish-high": ["old/finnish"], "latin-high": ["old/latin"]}

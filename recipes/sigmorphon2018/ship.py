@@ -361,6 +361,33 @@ def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
     return models, greedy
 
 
+def storage_variants(candidates: Models, queued: Models, int4: set[str]) -> Models:
+    """The per-language candidates, each under the name of its storage; the selection ships
+    at most one storage of a model:
+
+    * a model stored in 4 bits (a shipped copy, ``--reship``) competes as NAME~int4
+      (:data:`INT4_VARIANT`), taken as it is; its int8 storage only where ``int4`` names it,
+      from its queue's float checkpoint;
+    * another model named in ``int4`` competes twice: as it is, and in 4 bits from its queue's
+      float checkpoint.
+
+    So a model left out of ``int4`` (its weight file committed twice) can only ship as it is.
+    """
+    from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
+
+    out: Models = {}
+    for name, paths in candidates.items():
+        if load_metadata(checkpoint_file(paths[0])).get("quantized") == INT4_GROUPS:
+            out[name + INT4_VARIANT] = paths
+            if name in int4 and name in queued:
+                out[name] = queued[name]
+        else:
+            out[name] = paths
+            if name in int4 and name in queued:
+                out[name + INT4_VARIANT] = queued[name]
+    return out
+
+
 def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
                       queued_greedy: dict[str, float]) -> tuple[Models, dict[str, float]]:
     """The shipped per-language models and the queues' together; where both have a model of one
@@ -827,9 +854,7 @@ def main() -> None:
         print(f"not scored ({len(skip)}: greedy dev more than {args.margin} below the kept "
               f"model's): {', '.join(sorted(skip))}")
     per_language = {n: p for n, p in per_language.items() if n not in skip}
-    # a model named by --int4 competes twice: as it is otherwise stored, and in 4 bits (from
-    # its queue's float checkpoint); the selection ships at most one of them
-    per_language |= {n + INT4_VARIANT: queued[n] for n in int4 if n in per_language}
+    per_language = storage_variants(per_language, queued, set(int4))
     models.update(per_language)
     models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
                       frozenset(n for n in per_language if n.endswith(INT4_VARIANT)))
