@@ -43,22 +43,22 @@ from inflect.training.config import (
 from inflect.training.warm_start import build_model, initial_config, warm_start_model
 
 REPO = Path(__file__).resolve().parent.parent
-GERMAN_MEMBER = REPO / "inflect" / "models" / "german-high" / "member-1.safetensors"
+MEDIUM_MEMBER = REPO / "inflect" / "models" / "multilingual-medium" / "member-1.safetensors"
 FLAT_RUN = Path(__file__).resolve().parent / "fixtures" / "run-flat-0.1"
 
-#: ``meta["model"]["config"]`` of the shipped german-high member 1, as the old code wrote it
-#: (before ``dev_sample``, ``language_temperature`` and ``tag_bundles`` existed).
-GERMAN_STORED = {
+#: ``meta["model"]["config"]`` of the shipped multilingual-medium member 1, as the old code wrote
+#: it (before ``dev_sample``, ``language_temperature`` and ``tag_bundles`` existed).
+MEDIUM_STORED = {
     "emb_dim": 100, "feature_dim": 100, "hidden_dim": 200, "layers": 1, "dropout": 0.3,
     "attention_score": "general", "attention_mapping": "entmax15", "output_mapping": "entmax15",
     "learn_attention_alpha": False, "learning_rate": 0.001, "batch_size": 32,
     "max_grad_norm": 5.0, "lr_decay": 0.5, "min_learning_rate": 0.0001, "copy_examples": 1.0,
-    "copy_bias": True, "max_epochs": 12, "patience": 4, "max_decode_len": None,
+    "copy_bias": True, "max_epochs": 50, "patience": 6, "max_decode_len": None,
     "eval_batch_size": 500, "seed": 1, "preset": "cpu-small",
 }  # fmt: skip
 #: What the old ``Config.from_dict(...).to_dict()`` made of it: the later fields' defaults, and
 #: ``tag_bundles="set"`` (the model read bundles as sets).
-GERMAN_FLAT = GERMAN_STORED | {"dev_sample": 0, "language_temperature": 1.0, "tag_bundles": "set"}
+MEDIUM_FLAT = MEDIUM_STORED | {"dev_sample": 0, "language_temperature": 1.0, "tag_bundles": "set"}
 #: The old ``Config``'s 25 fields.
 OLD_FIELDS = {
     "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
@@ -133,23 +133,24 @@ def test_the_old_import_path_gives_the_same_objects_with_a_warning():
 # ------------------------------------------------------------------ checkpoints: one flat dict
 def test_a_checkpoint_of_the_old_code_round_trips_to_the_same_flat_dict(tmp_path):
     # the shipped member as the old code wrote it: its weights, the old flat dict
-    tensors, meta = load_tensors(GERMAN_MEMBER)
-    meta["model"]["config"] = dict(GERMAN_STORED)
+    tensors, meta = load_tensors(MEDIUM_MEMBER)
+    meta["model"]["config"] = dict(MEDIUM_STORED)
     old = tmp_path / "old.safetensors"
     save_tensors(old, tensors, meta)
     stored = load_metadata(old)["model"]["config"]
-    assert stored == GERMAN_STORED
+    assert stored == MEDIUM_STORED
     config = Config.from_dict(stored)
-    assert config.to_dict() == GERMAN_FLAT
-    assert config.model.to_dict() == {k: GERMAN_FLAT[k] for k in MODEL_FIELDS}
+    assert config.to_dict() == MEDIUM_FLAT
+    assert config.model.to_dict() == {k: MEDIUM_FLAT[k] for k in MODEL_FIELDS}
     loaded = load_checkpoint(old)
     assert loaded.network.config == config.model  # the network reads its fields alone
     # written again with the training fields beside the network's: the same flat dict
-    assert loaded.network.metadata(config.train.to_dict())["config"] == GERMAN_FLAT
+    assert loaded.network.metadata(config.train.to_dict())["config"] == MEDIUM_FLAT
     save_model(tmp_path / "again", loaded.network, settings=config.train.to_dict())
-    assert load_metadata(tmp_path / "again" / "model.safetensors")["model"]["config"] == GERMAN_FLAT
-    # ... as the shipped member now stores it (ship.py wrote it again through the split code)
-    assert load_metadata(GERMAN_MEMBER)["model"]["config"] == GERMAN_FLAT
+    assert load_metadata(tmp_path / "again" / "model.safetensors")["model"]["config"] == MEDIUM_FLAT
+    # ... as the shipped member now stores it (ship.py wrote it again through the split code;
+    # its run drew 100 dev words per language for the selection, `--dev-sample` of its day)
+    assert load_metadata(MEDIUM_MEMBER)["model"]["config"] == MEDIUM_FLAT | {"dev_sample": 100}
     # the run folder of the flat package: every field already there, so the same dict back
     for name in ("model.safetensors", "trainer_state.safetensors"):
         flat = load_metadata(FLAT_RUN / name)["model"]["config"]
