@@ -377,14 +377,11 @@ def storage_variants(candidates: Models, queued: Models, int4: set[str]) -> Mode
 
     out: Models = {}
     for name, paths in candidates.items():
-        if load_metadata(checkpoint_file(paths[0])).get("quantized") == INT4_GROUPS:
-            out[name + INT4_VARIANT] = paths
-            if name in int4 and name in queued:
-                out[name] = queued[name]
-        else:
-            out[name] = paths
-            if name in int4 and name in queued:
-                out[name + INT4_VARIANT] = queued[name]
+        four = load_metadata(checkpoint_file(paths[0])).get("quantized") == INT4_GROUPS
+        stored, other = (name + INT4_VARIANT, name) if four else (name, name + INT4_VARIANT)
+        out[stored] = paths
+        if name in int4 and name in queued:
+            out[other] = queued[name]  # the other storage, from the queue's float checkpoint
     return out
 
 
