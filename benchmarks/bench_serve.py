@@ -1,0 +1,264 @@
+"""`inflect serve` against `inflect predict` on the same inputs, measured in the same run.
+
+Inputs: the first ``--n`` (1,000) german-dev inputs (lemma, tag bundle), German's shipped model,
+default search, ``--threads`` torch threads everywhere; ``--no-lexicon`` asks the model alone in
+both (without it both consult the lexicons ``inflect predict`` consults by default).
+
+1. Reference, the batch command: ``python -m inflect predict --lang german --input FILE --format
+   jsonl`` in a fresh process (best of ``--repeat``): words per second over its whole run
+   (cold), and over its run less that of the same command with one input (warm: the start, the
+   imports and the model's load taken out).
+2. Reference, one word: ``inflect predict --lang german Haus N;DAT;PL`` in a fresh process
+   (median of ``--repeat``).
+3. The service: ``python -m inflect serve --port 0 --lang german`` started once; after a warm-up,
+   GET ``/v1/inflect`` one word a request, cycling through the inputs, on kept-alive
+   connections: one client (``--requests`` requests), then ``--clients`` (16) clients at once
+   (``--requests`` each, closed loop): median and 99th percentile of the latency, and words per
+   second of the clients together, against (1) and (2). Then the same clients POST
+   ``/v1/inflect`` ``--post-size`` (64) words a request (``--post-requests`` (2) each): one-word
+   requests of N clients make batches of at most N words, and a batch of 16 costs more per word
+   than ``predict``'s chunks of 256.
+
+The clients run in this process (Python threads) on the same cores as the service: on a 2-core
+machine they take CPU from it, so the service's figures are if anything pessimistic.
+
+Usage::
+
+    python benchmarks/bench_serve.py --data-dir ../shared/data/conll2018-task1 --threads 2 \\
+        [--n 1000] [--requests 200] [--clients 16] [--repeat 2] [--no-lexicon]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+RUNNING = re.compile(r"Uvicorn running on http://([\d.]+):(\d+)")
+
+
+def _inputs(data_dir: str, n: int) -> list[tuple[str, str]]:
+    """The first ``n`` german-dev inputs as (lemma, tags)."""
+    path = Path(data_dir) / "german-dev"
+    if not path.is_file():
+        path = Path(data_dir) / "conll2018-task1" / "german-dev"
+    found = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) == 3:
+                found.append((fields[0], fields[2]))
+            if len(found) == n:
+                break
+    return found
+
+
+def _env(threads: int) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(HERE), INFLECT_THREADS=str(threads))
+    env.pop("INFLECT_LEXICON", None)
+    return env
+
+
+def _predict(args: list[str], threads: int, no_lexicon: bool) -> float:
+    """Wall seconds of ``python -m inflect predict --lang german ARGS --format jsonl``."""
+    extra = ["--no-lexicon"] if no_lexicon else []
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "inflect", "predict", "--lang", "german", *args,
+                           "--format", "jsonl", *extra], env=_env(threads), capture_output=True,
+                          text=True, check=False)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"inflect predict failed:\n{done.stderr[-2000:]}")
+    return wall
+
+
+class Service:
+    """``inflect serve`` on a free port, its log drained by a thread."""
+
+    def __init__(self, threads: int, options: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "inflect", "serve", "--port", "0", "--lang", "german",
+             *options],
+            env=_env(threads), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ready = threading.Event()
+
+        def read() -> None:
+            for line in self.proc.stderr:
+                match = RUNNING.search(line)
+                if match:
+                    self.host, self.port = match.group(1), int(match.group(2))
+                    ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        if not ready.wait(300):
+            self.proc.kill()
+            raise SystemExit("inflect serve did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+def _client(service: Service, paths: list[str], latencies: list[float]) -> None:
+    """GET each path on one kept-alive connection, appending each latency (seconds)."""
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=300)
+    for path in paths:
+        start = time.perf_counter()
+        connection.request("GET", path)
+        answer = connection.getresponse()
+        body = answer.read()
+        latencies.append(time.perf_counter() - start)
+        if answer.status != 200:
+            raise SystemExit(f"GET {path}: {answer.status} {body[:300]!r}")
+    connection.close()
+
+
+def _clients(service: Service, paths: list[str], clients: int, requests: int) -> tuple:
+    """``clients`` closed-loop clients of ``requests`` each: (latencies, wall seconds)."""
+    latencies: list[float] = []
+    threads = [
+        threading.Thread(target=_client, args=(
+            service, [paths[(c * requests + i) % len(paths)] for i in range(requests)], latencies))
+        for c in range(clients)
+    ]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, time.perf_counter() - start
+
+
+def _poster(service: Service, bodies: list[bytes], latencies: list[float]) -> None:
+    """POST each body on one kept-alive connection, appending each latency (seconds)."""
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=600)
+    for body in bodies:
+        start = time.perf_counter()
+        connection.request("POST", "/v1/inflect", body=body,
+                           headers={"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        text = answer.read()
+        latencies.append(time.perf_counter() - start)
+        if answer.status != 200:
+            raise SystemExit(f"POST: {answer.status} {text[:300]!r}")
+    connection.close()
+
+
+def _posters(service: Service, inputs: list[tuple[str, str]], clients: int, size: int,
+             requests: int, no_lexicon: bool) -> tuple[int, float]:
+    """``clients`` clients POSTing ``requests`` bodies of ``size`` inputs: (words, seconds)."""
+    def body(k: int) -> bytes:
+        chosen = [inputs[(k * size + i) % len(inputs)] for i in range(size)]
+        return json.dumps({"lang": "german", "no_lexicon": no_lexicon, "inputs": [
+            {"lemma": lemma, "tags": tags} for lemma, tags in chosen]}).encode()
+
+    latencies: list[float] = []
+    threads = [threading.Thread(target=_poster, args=(
+        service, [body(c * requests + r) for r in range(requests)], latencies))
+        for c in range(clients)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return clients * requests * size, time.perf_counter() - start
+
+
+def _batches(service: Service) -> int:
+    """Batches the service has searched so far (``/healthz``)."""
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=60)
+    connection.request("GET", "/healthz")
+    count = json.loads(connection.getresponse().read())["batches"]
+    connection.close()
+    return count
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", required=True, help="the CoNLL-SIGMORPHON 2018 folder")
+    ap.add_argument("--n", type=int, default=1000, help="german-dev inputs")
+    ap.add_argument("--requests", type=int, default=200, help="requests per client")
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--post-size", type=int, default=64, help="words per POST")
+    ap.add_argument("--post-requests", type=int, default=2, help="POSTs per client")
+    ap.add_argument("--no-lexicon", action="store_true", help="the model alone, in both")
+    ap.add_argument("--batch-window", type=float, default=None,
+                    help="the service's --batch-window (default: its default)")
+    args = ap.parse_args()
+
+    inputs = _inputs(args.data_dir, args.n)
+    with tempfile.TemporaryDirectory() as folder:
+        many, one = Path(folder) / "many.tsv", Path(folder) / "one.tsv"
+        many.write_text("".join(f"{lemma}\t{tags}\n" for lemma, tags in inputs), encoding="utf-8")
+        one.write_text(f"{inputs[0][0]}\t{inputs[0][1]}\n", encoding="utf-8")
+        batch, single, word = [], [], []
+        for _ in range(args.repeat):  # interleaved
+            batch.append(_predict(["--input", str(many)], args.threads, args.no_lexicon))
+            single.append(_predict(["--input", str(one)], args.threads, args.no_lexicon))
+            word.append(_predict(["Haus", "N;DAT;PL"], args.threads, args.no_lexicon))
+    cold_rate = len(inputs) / min(batch)
+    warm_rate = (len(inputs) - 1) / max(1e-9, min(batch) - min(single))
+    one_word = statistics.median(word)
+
+    extra = "&no_lexicon=true" if args.no_lexicon else ""
+    paths = [f"/v1/inflect?{urllib.parse.urlencode({'lang': 'german', 'lemma': lemma, 'tags': tags})}"
+             f"{extra}" for lemma, tags in inputs]
+    window = [] if args.batch_window is None else ["--batch-window", str(args.batch_window)]
+    service = Service(args.threads, window)
+    try:
+        _clients(service, paths, 1, min(50, len(paths)))  # warm-up: the lexicons' first reads
+        alone: list[float] = []
+        _client(service, [paths[i % len(paths)] for i in range(args.requests)], alone)
+        before = _batches(service)
+        together, wall = _clients(service, paths, args.clients, args.requests)
+        batches = _batches(service) - before
+        posted, post_wall = _posters(service, inputs, args.clients, args.post_size,
+                                     args.post_requests, args.no_lexicon)
+    finally:
+        service.stop()
+    served_rate = len(together) / wall
+
+    lexicon = "the model alone" if args.no_lexicon else "with the default lexicons"
+    print(f"inputs: the first {len(inputs)} german-dev inputs, {lexicon}, {args.threads} torch "
+          f"thread(s); load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"inflect predict, one word, cold:        {1000 * one_word:8.0f} ms (median of "
+          f"{args.repeat})")
+    print(f"inflect predict --input (batch), cold:  {cold_rate:8.1f} words/s "
+          f"({min(batch):.2f} s for {len(inputs)})")
+    print(f"inflect predict --input (batch), warm:  {warm_rate:8.1f} words/s (less the "
+          f"{min(single):.2f} s of a one-input run)")
+    for name, values in (("1 client", alone), (f"{args.clients} clients", together)):
+        median, p99 = statistics.median(values), _percentile(values, 0.99)
+        print(f"serve, {name:10s} one word a request: median {1000 * median:7.1f} ms, p99 "
+              f"{1000 * p99:7.1f} ms; median {one_word / median:6.1f}x faster than a cold "
+              "predict")
+    print(f"serve, {args.clients} clients throughput:  {served_rate:8.1f} words/s = "
+          f"{served_rate / warm_rate:.2f}x the warm batch command, "
+          f"{served_rate / cold_rate:.2f}x the cold one; {len(together) / batches:.1f} words a "
+          "batch")
+    post_rate = posted / post_wall
+    print(f"serve, {args.clients} clients POSTing {args.post_size} words a request: "
+          f"{post_rate:8.1f} words/s = {post_rate / warm_rate:.2f}x the warm batch command, "
+          f"{post_rate / cold_rate:.2f}x the cold one")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+"""The HTTP service (``inflect serve``): the JSON API, gathering concurrent requests into one
+batched search, and the lookup page.
+
+- :mod:`.models`: each language's shipped model loaded on first use and kept (at most
+  ``max_models``), the predictors made of it for each choice of search options and lexicons;
+- :mod:`.batching`: one search thread; the requests that come while it is busy (or within a short
+  window) are searched together as one batch, a bounded queue in front of it;
+- :mod:`.errors`: a bad request as a 4xx JSON error naming the field and the value;
+- :mod:`.page`: the lookup page (HTML, no script), built from :mod:`inflect.render`'s renderers;
+- :mod:`.app`: the ASGI application (FastAPI): routes, limits, its OpenAPI schema.
+
+The answer to one input is the record ``inflect predict --format jsonl`` writes
+(:func:`inflect.render.jsonl.prediction_jsonl`), a paradigm's cells the records of ``inflect
+paradigm --format jsonl``: one schema for files and HTTP. FastAPI and uvicorn come with the
+``serve`` extra (``pip install 'sparse-inflect[serve]'``); importing this package does not import
+them.
+"""

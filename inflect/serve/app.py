@@ -1,0 +1,302 @@
+"""The ASGI application of ``inflect serve`` (FastAPI): the JSON API under ``/v1``, its OpenAPI
+schema, the health check and the lookup page.
+
+| route | answer |
+|---|---|
+| ``POST /v1/inflect`` | ``{"results": [record, ...]}``, a record per input in order |
+| ``GET /v1/inflect?lang=&lemma=&tags=`` | the record of one input |
+| ``GET /v1/paradigm?lang=&lemma=&pos=`` | the paradigm, its cells as ``inflect paradigm`` writes them |
+| ``GET /v1/models`` | each language's model, those loaded, the lexicons offered |
+| ``GET /healthz`` | ``{"status": "ok", ...}`` |
+| ``GET /openapi.json`` | the schema of all of the above |
+| ``GET /`` | the lookup page (:mod:`inflect.serve.page`) |
+
+A record is written by :func:`inflect.render.jsonl.prediction_jsonl`, byte for byte the line
+``inflect predict --format jsonl`` writes; a cell by :func:`inflect.render.jsonl.paradigm_jsonl`.
+A refused request is a 4xx JSON object naming the field and the value
+(:mod:`inflect.serve.errors`); a body over the limit is refused before it is read whole (413); a
+full queue answers 503 with ``Retry-After``; an unexpected failure is a 500 with a one-line
+message (the traceback goes to the log only). The app holds no state a request leaves behind
+(the models it loads are a cache), so replicas behind a load balancer answer alike.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from inflect import __version__, defaults
+from inflect.inference.paradigm import Paradigm
+from inflect.render.jsonl import paradigm_jsonl, prediction_jsonl
+from inflect.serve.errors import RequestError, error_body, validation_error
+from inflect.serve.page import Lookup, lookup_page
+from inflect.serve.schema import (
+    ErrorAnswer,
+    Health,
+    InflectAnswer,
+    InflectRequest,
+    ModelsAnswer,
+    ParadigmAnswer,
+    PredictionRecord,
+)
+from inflect.serve.service import ServeSettings, Service, options_of
+
+__all__ = ["app_from_environment", "create_app"]
+
+log = logging.getLogger("inflect.serve")
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    422: {"model": ErrorAnswer, "description": "A value that cannot be answered (field named)"},
+    413: {"model": ErrorAnswer, "description": "Too many inputs, or a body too large"},
+    503: {"model": ErrorAnswer, "description": "The queue is full (see Retry-After)"},
+}
+
+Beam = Annotated[int, Query(ge=1, le=defaults.MAX_BEAM_SIZE, description="Beam size k.")]
+Support = Annotated[Literal["auto", "always", "never"], Query(description="As inflect predict's.")]
+MaxForms = Annotated[int, Query(ge=1, le=defaults.MAX_FORMS, description="Forms at most.")]
+Text = Annotated[str, Query(min_length=1, max_length=defaults.SERVE_MAX_TEXT_CHARS)]
+Lexicon = Annotated[list[str] | None, Query(description="A lexicon to consult (repeatable).")]
+
+
+def _json(text: str) -> Response:
+    return Response(content=text, media_type="application/json")
+
+
+def _paradigm_json(paradigm: Paradigm, model: str | None) -> str:
+    """A paradigm as ``{"lemma", "language", "pos", "model", "cells_from", "warnings", "cells"}``,
+    each cell the JSON Lines record of ``inflect paradigm`` as written there."""
+    head = json.dumps(
+        {
+            "lemma": paradigm.lemma,
+            "language": paradigm.language,
+            "pos": paradigm.part_of_speech,
+            "model": model,
+            "cells_from": paradigm.cells_from,
+            "warnings": list(paradigm.warnings),
+        },
+        ensure_ascii=False,
+    )
+    lines = paradigm_jsonl(paradigm).split("\n") if paradigm.cells else []
+    return head[:-1] + ', "cells": [' + ", ".join(lines) + "]}"
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes is answered 413 (known by its
+    Content-Length, else once the bytes read pass it) and never reaches the app. The rest of the
+    body is read and dropped, up to ``16 x limit``, so that the client, still sending, reads
+    the answer instead of a broken connection; nothing over the limit is kept."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def _refuse(self, scope: Any, receive: Any, send: Any, size: int | None,
+                      more: bool, seen: int) -> None:
+        while more and seen <= 16 * self.limit:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            seen += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        error = RequestError(413, f"the body is larger than {self.limit} bytes (send several "
+                             "requests)", "body", size)
+        await JSONResponse(error_body(error), status_code=413)(scope, receive, send)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(scope, receive, send, int(declared), True, 0)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await self._refuse(scope, receive, send, None, more, len(body))
+                return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestError)
+    async def refused(request: Request, exc: RequestError) -> JSONResponse:
+        return JSONResponse(error_body(exc), status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        error = validation_error(exc.errors())
+        return JSONResponse(error_body(error), status_code=error.status)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        error = RequestError(exc.status_code, str(exc.detail), None, request.url.path)
+        return JSONResponse(error_body(error), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        error = RequestError(500, f"internal error: {type(exc).__name__}: {exc}")
+        return JSONResponse(error_body(error), status_code=500)
+
+
+def _api_routes(app: FastAPI, service: Service) -> None:
+    @app.post("/v1/inflect", response_model=InflectAnswer, responses=_ERRORS, tags=["inflect"],
+              summary="Every form of nonzero probability of each input, with its certificate")
+    async def inflect_many(request: InflectRequest) -> Response:
+        options = options_of(request.beam, request.support, request.max_forms, request.lexicon,
+                             request.no_lexicon)
+        inputs = [(i.lemma, i.tags, i.lang) for i in request.inputs]
+        records = await service.inflect(inputs, request.lang, options)
+        return _json('{"results": [' + ", ".join(prediction_jsonl(r) for r in records) + "]}")
+
+    @app.get("/v1/inflect", response_model=PredictionRecord, responses=_ERRORS,
+             tags=["inflect"], summary="One input: the record inflect predict writes")
+    async def inflect_one(lang: Text, lemma: Text, tags: Text, beam: Beam = defaults.BEAM_SIZE,
+                          support: Support = "auto", max_forms: MaxForms = defaults.MAX_FORMS,
+                          lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
+        options = options_of(beam, support, max_forms, lexicon, no_lexicon)
+        [record] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False)
+        return _json(prediction_jsonl(record))
+
+    @app.get("/v1/paradigm", response_model=ParadigmAnswer, responses=_ERRORS,
+             tags=["paradigm"], summary="Every cell of a lemma's paradigm")
+    async def paradigm(lang: Text, lemma: Text, pos: str | None = None,
+                       beam: Beam = defaults.BEAM_SIZE, support: Support = "auto",
+                       max_forms: MaxForms = defaults.MAX_FORMS,
+                       lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
+        options = options_of(beam, support, max_forms, lexicon, no_lexicon)
+        found = await service.paradigm(lang, lemma, pos, options)
+        model = service.pool.entry(lang).name
+        return _json(_paradigm_json(found, model))
+
+    @app.get("/v1/models", response_model=ModelsAnswer, tags=["service"],
+             summary="Each language's model, the models loaded, the lexicons offered")
+    async def models() -> dict[str, Any]:
+        loaded = set(service.pool.loaded)
+        return {
+            "models": [
+                {"language": m.language, "model": m.name, "setting": m.setting,
+                 "dev_accuracy": m.dev_accuracy, "loaded": m.name in loaded}
+                for m in service.catalogue
+            ],
+            "loaded": list(service.pool.loaded),
+            "max_models": service.pool.max_models,
+            "lexicons": list(service.pool.lexicon_names),
+        }
+
+    @app.get("/healthz", response_model=Health, tags=["service"], summary="Alive and ready")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "loaded": list(service.pool.loaded),
+                "waiting": service.batcher.waiting, "searching": service.batcher.searching,
+                "batches": service.batcher.batches}
+
+
+def _page_route(app: FastAPI, service: Service) -> None:
+    from inflect.inference.paradigm_cells import CellCatalogue
+    from inflect.serve.models import SearchOptions
+    from inflect.text.languages import resolve
+    from inflect.text.records import TagBundle
+    from inflect.text.unimorph import part_of_speech
+
+    catalogue = CellCatalogue()
+    languages = sorted(
+        ((m.language, f"{resolve(m.language).display_name} ({m.language})")
+         for m in service.catalogue),
+        key=lambda pair: pair[1].casefold(),
+    )
+    served = {name for name, _ in languages}
+    default = next((x for x in (*service.settings.languages, "german") if x), None)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page(lang: str = "", lemma: str = "", tags: str = "", pos: str = "") -> HTMLResponse:
+        lookup = Lookup(lang or default or (languages[0][0] if languages else ""), lemma, tags, pos)
+        status, prediction, paradigm, error, rtl = 200, None, None, None, False
+        choices: list[str] = []
+        try:
+            spec = resolve(lookup.lang)
+            rtl = spec.direction == "rtl"
+            if spec.name in served:
+                lookup = Lookup(spec.name, lemma, tags, pos)
+            choices = list(catalogue.parts_of_speech(spec.name))
+        except ValueError:  # an unknown language, a language without cells: said below
+            pass
+        try:
+            if lemma.strip() and tags.strip():
+                [prediction] = await service.inflect([(lemma, tags, None)], lookup.lang,
+                                                     SearchOptions(), prefix=False)
+            if lemma.strip() and (pos.strip() or not tags.strip()):
+                paradigm = await service.paradigm(lookup.lang, lemma, pos.strip() or None,
+                                                  SearchOptions())
+        except RequestError as exc:
+            status, error = exc.status, exc.message
+        linked = None
+        if prediction is not None:
+            try:
+                linked = part_of_speech(TagBundle.parse(tags).features)
+            except ValueError:
+                linked = None
+        html = lookup_page(lookup, languages, prediction=prediction, paradigm=paradigm,
+                           error=error, pos_choices=choices, paradigm_pos=linked, rtl=rtl)
+        return HTMLResponse(html, status_code=status)
+
+
+def create_app(settings: ServeSettings | None = None) -> FastAPI:
+    """The application of a service with ``settings`` (default: :class:`ServeSettings`'s).
+
+    Raises:
+        ValueError, LexiconError, DataFormatError, OSError: a bad setting or lexicon file.
+        RegistryError: a broken models folder.
+    """
+    service = Service(settings or ServeSettings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.close()
+
+    app = FastAPI(
+        title="sparse-inflect",
+        version=f"1 (sparse-inflect {__version__})",
+        summary="Morphological inflection: every form of nonzero probability, its probability "
+        "and a certificate of exact search.",
+        docs_url=None,  # Swagger UI fetches its assets from a CDN; the schema is /openapi.json
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    _handlers(app)
+    _api_routes(app, service)
+    _page_route(app, service)
+    app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """The application of the settings in ``$INFLECT_SERVE_SETTINGS`` (``inflect serve
+    --workers N``: each worker process makes its own)."""
+    return create_app(ServeSettings.from_environment())

@@ -1,0 +1,172 @@
+"""The JSON API's requests and answers as pydantic models: what FastAPI validates a request body
+against and what the OpenAPI schema (``GET /openapi.json``) documents.
+
+The answers are written by :mod:`inflect.render.jsonl` (one record per input, exactly the line
+``inflect predict --format jsonl`` writes; a paradigm's cells as ``inflect paradigm --format
+jsonl`` writes them); the answer models here describe those records for the schema.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from inflect import defaults
+
+__all__ = [
+    "CellRecord",
+    "ErrorAnswer",
+    "FormRecord",
+    "Health",
+    "InflectAnswer",
+    "InflectInput",
+    "InflectRequest",
+    "ModelInfo",
+    "ModelsAnswer",
+    "ParadigmAnswer",
+    "PredictionRecord",
+]
+
+_TEXT = defaults.SERVE_MAX_TEXT_CHARS
+
+
+class InflectInput(BaseModel):
+    """One input: a lemma and a UniMorph tag bundle (and its language, where the request's
+    ``lang`` is not it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    lemma: str = Field(min_length=1, max_length=_TEXT, examples=["Haus"])
+    tags: str = Field(min_length=1, max_length=_TEXT, examples=["N;DAT;PL"])
+    lang: str | None = Field(None, max_length=100, description="Overrides the request's lang.")
+
+
+class InflectRequest(BaseModel):
+    """``POST /v1/inflect``: inputs and ``inflect predict``'s options."""
+
+    model_config = ConfigDict(extra="forbid")
+    lang: str | None = Field(
+        None, max_length=100, examples=["german"],
+        description="Language of the inputs without their own: any name or code (german, de, "
+        "deu).",
+    )
+    inputs: list[InflectInput] = Field(min_length=1, description="At most the service's "
+                                       "--max-inputs (default 1000).")
+    beam: int = Field(defaults.BEAM_SIZE, ge=1, le=defaults.MAX_BEAM_SIZE, description="Beam size k.")
+    support: Literal["auto", "always", "never"] = Field(
+        "auto", description="auto widens the beam where the support is not certified; always "
+        "enumerates it best-first; never keeps the beam's n-best."
+    )
+    max_forms: int = Field(defaults.MAX_FORMS, ge=1, le=defaults.MAX_FORMS,
+                           description="Forms listed per input at most.")
+    lexicon: list[str] | None = Field(
+        None, description="Names of the service's lexicons to consult, in order (GET "
+        "/v1/models lists them); default: all of them, as inflect predict does."
+    )
+    no_lexicon: bool = Field(False, description="The model alone: no attested forms.")
+
+
+class FormRecord(BaseModel):
+    form: str
+    probability: float
+    source: str = Field(description="'model', or where the form is attested.")
+    attested: bool
+
+
+class PredictionRecord(BaseModel):
+    """One input's answer: the record ``inflect predict --format jsonl`` writes."""
+
+    lemma: str
+    tags: str
+    language: str
+    forms: list[FormRecord]
+    certificate: Literal["full_support", "mode_only", "none"]
+    certificate_words: str
+    complete: bool
+    more_than: int | None
+    beam_certificate: Literal["full_support", "mode_only", "none"]
+    method: Literal["beam", "support"]
+    length_limit: int | None
+    warnings: list[str]
+    source: str | None
+    line: int | None
+    model: str | None = Field(description="The shipped model that answered.")
+
+
+class InflectAnswer(BaseModel):
+    """``POST /v1/inflect``'s answer: one record per input, in order."""
+
+    results: list[PredictionRecord]
+
+
+class CellForm(BaseModel):
+    form: str
+    probability: float
+    source: str | None
+
+
+class CellRecord(BaseModel):
+    """One cell: the record ``inflect paradigm --format jsonl`` writes."""
+
+    lemma: str
+    language: str
+    pos: str
+    tags: str
+    features: list[str]
+    block: list[str]
+    row: str
+    column: str
+    certificate: Literal["full_support", "mode_only", "none"]
+    certificate_words: str
+    complete: bool
+    uncertain: bool
+    more_than: int | None
+    forms: list[CellForm]
+    warnings: list[str]
+    cells_from: str
+    input: str | None
+
+
+class ParadigmAnswer(BaseModel):
+    """``GET /v1/paradigm``'s answer: the paradigm and its cells in reading order."""
+
+    lemma: str
+    language: str
+    pos: str
+    model: str | None
+    cells_from: str
+    warnings: list[str]
+    cells: list[CellRecord]
+
+
+class ModelInfo(BaseModel):
+    language: str
+    model: str
+    setting: str
+    dev_accuracy: float | None
+    loaded: bool
+
+
+class ModelsAnswer(BaseModel):
+    """``GET /v1/models``: each language's model, what is loaded, the lexicons offered."""
+
+    models: list[ModelInfo]
+    loaded: list[str]
+    max_models: int
+    lexicons: list[str]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    loaded: list[str]
+    waiting: int = Field(description="Inputs queued for the search.")
+    searching: int = Field(description="Inputs of the batch being searched.")
+    batches: int = Field(description="Batches searched since the start.")
+
+
+class ErrorAnswer(BaseModel):
+    """A refused request: what is wrong, the field at fault and the value given."""
+
+    error: str
+    field: str | None
+    value: str | int | float | bool | None

@@ -1,0 +1,389 @@
+"""`inflect serve` against a real server on a free port (README "Serve"): every endpoint, each
+bad request, 32 concurrent clients (each answer matches the same input asked alone), the
+bounded queue's 503 and SIGTERM during requests.
+
+The expected answers come from elsewhere: the record of `inflect predict --format jsonl` run as
+its own process, and the paradigm of :class:`inflect.inference.paradigm.Paradigms` made in this
+process as `inflect paradigm` makes it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+REPO = Path(__file__).resolve().parent.parent
+RUNNING = re.compile(r"Uvicorn running on http://([\d.]+):(\d+)")
+NOUNS = ["Haus", "Baum", "Frau", "Kind", "Tag", "Wort", "Stadt", "Land", "Hund", "Katze",
+         "Buch", "Tisch", "Schule", "Mann", "Jahr", "Nacht"]
+
+
+class Server:
+    """``python -m inflect serve --port 0 ARGS`` (one torch thread): its address, its log (read
+    by a thread, so that the access log never blocks it) and its process."""
+
+    def __init__(self, *args: str) -> None:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "INFLECT_THREADS": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "inflect", "serve", "--port", "0", *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        self.log: list[str] = []
+        found = threading.Event()
+
+        def read() -> None:
+            for line in self.proc.stderr:
+                self.log.append(line)
+                match = RUNNING.search(line)
+                if match:
+                    self.url = f"http://{match.group(1)}:{match.group(2)}"
+                    found.set()
+
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+        deadline = time.monotonic() + 180  # torch and a model load slowly on a busy machine
+        while not found.wait(0.2):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError("the server did not start:\n" + "".join(self.log))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+
+def call(url: str, path: str, params: dict | list | None = None, body: bytes | None = None,
+         headers: dict | None = None, method: str | None = None) -> tuple[int, dict, object]:
+    """One request: (status, headers, the JSON answer or, for HTML, the text)."""
+    query = "?" + urllib.parse.urlencode(params, doseq=True) if params else ""
+    request = urllib.request.Request(url + path + query, data=body, headers=headers or {},
+                                     method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            status, head, raw = answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as exc:
+        status, head, raw = exc.code, dict(exc.headers), exc.read()
+    text = raw.decode("utf-8")
+    assert "Traceback" not in text
+    is_json = head.get("content-type", "").startswith("application/json")
+    return status, head, json.loads(text) if is_json else text
+
+
+def post(url: str, payload: object, path: str = "/v1/inflect") -> tuple[int, dict, object]:
+    return call(url, path, body=json.dumps(payload).encode(),
+                headers={"Content-Type": "application/json"})
+
+
+def same(a: dict, b: dict) -> None:
+    """Two records alike: every field equal, the probabilities to float32 rounding. Batch
+    composition changes the rounding of float32 kernels (a few units of 6e-8 per operation,
+    multiplied over a form's decoding steps: up to 7e-7 absolute, 2e-5 relative above 0.001
+    measured on the inputs below), never a form, its place, its source or a certificate."""
+    assert {k: v for k, v in a.items() if k != "forms"} == {
+        k: v for k, v in b.items() if k != "forms"}
+    assert [(f["form"], f["source"]) for f in a["forms"]] == [
+        (f["form"], f["source"]) for f in b["forms"]]
+    for f, g in zip(a["forms"], b["forms"], strict=True):
+        assert f["probability"] == pytest.approx(g["probability"], rel=1e-4, abs=2e-6)
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lexicon") / "german.tsv"
+    path.write_text("Haus\tHäusern\tN;DAT;PL\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(lexicon):
+    running = Server("--lang", "german", "--max-inputs", "40", "--lexicon", str(lexicon))
+    yield running.url
+    running.stop()
+
+
+# ------------------------------------------------------------------ the endpoints
+
+
+@pytest.mark.slow
+def test_get_inflect_answers_the_record_of_inflect_predict(server, lexicon):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "INFLECT_THREADS": "1"}
+    env.pop("INFLECT_LEXICON", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "inflect", "predict", "--lang", "german", "Haus", "N;DAT;PL",
+         "--format", "jsonl", "--lexicon", str(lexicon)],
+        capture_output=True, text=True, encoding="utf-8", env=env, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(done.stdout)
+    status, head, got = call(server, "/v1/inflect",
+                             {"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL"})
+    assert status == 200 and head["content-type"] == "application/json"
+    assert got == expected  # one schema: the same record, field for field
+    first = got["forms"][0]
+    assert (first["form"], first["attested"]) == ("Häusern", True)
+    assert first["source"].startswith(f"{lexicon}:1")  # the user's file first
+    assert got["model"] == "german-high"
+
+
+def test_lexicon_choices(server, lexicon):
+    params = {"lang": "de", "lemma": "Haus", "tags": "N;DAT;PL"}
+    _, _, alone = call(server, "/v1/inflect", {**params, "no_lexicon": "true"})
+    assert all(not f["attested"] for f in alone["forms"])
+    _, _, mine = call(server, "/v1/inflect", {**params, "lexicon": "german.tsv"})
+    assert mine["forms"][0]["source"] == f"{lexicon}:1"
+    assert mine["forms"][1:] == alone["forms"]  # then the model's whole distribution
+    status, _, error = call(server, "/v1/inflect", {**params, "lexicon": "mine.tsv"})
+    assert status == 422 and error["field"] == "lexicon" and error["value"] == "mine.tsv"
+    assert "german.tsv, " in error["error"] and error["error"].endswith(", shipped")
+    status, _, error = call(server, "/v1/inflect",
+                            {**params, "lexicon": "shipped", "no_lexicon": "true"})
+    assert status == 422 and error["field"] == "no_lexicon"
+
+
+def test_post_inflect_answers_each_input_in_order_one_language_each(server):
+    payload = {"lang": "german", "no_lexicon": True, "inputs": [
+        {"lemma": "Baum", "tags": "N;DAT;PL"},
+        {"lemma": "get", "tags": "V;PST", "lang": "english"},
+        {"lemma": "Kind", "tags": "N;GEN;SG"},
+    ]}
+    status, _, got = post(server, payload)
+    assert status == 200 and [r["lemma"] for r in got["results"]] == ["Baum", "get", "Kind"]
+    assert [r["language"] for r in got["results"]] == ["german", "english", "german"]
+    for record, item in zip(got["results"], payload["inputs"], strict=True):
+        _, _, alone = call(server, "/v1/inflect", {"lang": item.get("lang", "german"),
+                                                   "lemma": item["lemma"], "tags": item["tags"],
+                                                   "no_lexicon": "true"})
+        same(record, alone)
+    # with the shipped lexicon: english-train-high attests got
+    _, _, with_lexicon = call(server, "/v1/inflect", {"lang": "en", "lemma": "get", "tags": "V;PST"})
+    first = with_lexicon["forms"][0]
+    assert first["form"] == "got" and first["attested"]
+    assert "shared-task data (english-train-high:" in first["source"]
+
+
+@pytest.mark.slow
+def test_get_paradigm_answers_the_cells_of_inflect_paradigm(server, lexicon):
+    from inflect import defaults
+    from inflect.inference.paradigm import Paradigms
+    from inflect.inference.predictor import load_predictor
+    from inflect.lexicon import load_lexicons
+    from inflect.render.jsonl import paradigm_jsonl
+
+    # as `inflect paradigm --lang german Haus --pos N --lexicon german.tsv` makes it
+    predictor = load_predictor([], "german", chunk_size=defaults.PARADIGM_CHUNK_SIZE,
+                               lexicons=load_lexicons([lexicon]))
+    made = Paradigms(predictor).paradigm("Haus", "german", "N")
+    expected = [json.loads(line) for line in paradigm_jsonl(made).split("\n")]
+    status, _, got = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Haus", "pos": "N"})
+    assert status == 200
+    assert (got["lemma"], got["language"], got["pos"], got["model"]) == (
+        "Haus", "german", "N", "german-high")
+    assert len(got["cells"]) == len(expected) == 8
+    dative = next(c for c in got["cells"] if c["tags"] == "N;DAT;PL")
+    assert dative["forms"][0]["source"].startswith(f"{lexicon}:1")  # the user's file first
+    for cell, want in zip(got["cells"], expected, strict=True):
+        assert {k: v for k, v in cell.items() if k != "forms"} == {
+            k: v for k, v in want.items() if k != "forms"}
+        assert [(f["form"], f["source"]) for f in cell["forms"]] == [
+            (f["form"], f["source"]) for f in want["forms"]]
+        for f, g in zip(cell["forms"], want["forms"], strict=True):
+            assert f["probability"] == pytest.approx(g["probability"], rel=1e-5, abs=1e-7)
+
+
+def test_models_health_schema_and_page(server):
+    status, _, models = call(server, "/v1/models")
+    assert status == 200 and models["lexicons"][0] == "german.tsv"
+    assert models["lexicons"][-2:] == ["unimorph", "shipped"]  # as inflect predict asks them
+    german = next(m for m in models["models"] if m["language"] == "german")
+    assert german["model"] == "german-high" and german["loaded"] is True
+    assert len(models["models"]) == 103 and "german-high" in models["loaded"]
+    status, _, health = call(server, "/healthz")
+    assert status == 200 and health["status"] == "ok" and health["batches"] >= 0
+    status, _, schema = call(server, "/openapi.json")
+    assert status == 200
+    assert {"/v1/inflect", "/v1/paradigm", "/v1/models", "/healthz"} <= set(schema["paths"])
+    assert {"get", "post"} == set(schema["paths"]["/v1/inflect"])
+    status, head, page = call(server, "/", {"lang": "german", "lemma": "Haus", "pos": "N"})
+    assert status == 200 and head["content-type"].startswith("text/html")
+    assert 'data-tags="N;DAT;PL"' in page
+    status, _, missing = call(server, "/v2/inflect")
+    assert status == 404 and missing == {"error": "Not Found", "field": None,
+                                         "value": "/v2/inflect"}
+
+
+# ------------------------------------------------------------------ bad requests
+
+BAD_GETS = [
+    ({"lang": "klingon", "lemma": "Haus", "tags": "N;DAT;PL"}, "lang", "klingon",
+     "unknown language"),
+    ({"lang": "german", "lemma": "Haus", "tags": "N;;PL"}, "tags", "N;;PL", "empty"),
+    ({"lang": "german", "lemma": "  ", "tags": "N;DAT;PL"}, "lemma", "  ", "empty lemma"),
+    ({"lang": "german", "lemma": "a" * 150, "tags": "N;DAT;PL"}, "lemma", "a" * 150,
+     "longer than the model's limit of 100 symbols"),
+    ({"lang": "german", "lemma": "a" * 1001, "tags": "N;DAT;PL"}, "lemma", "a" * 1001,
+     "at most 1000 characters"),
+    ({"lang": "german", "lemma": "Haus"}, "tags", None, "required"),
+    ({"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL", "beam": "0"}, "beam", "0",
+     "greater than or equal to 1"),
+    ({"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL", "support": "some"}, "support",
+     "some", "'auto', 'always' or 'never'"),
+]
+
+
+@pytest.mark.parametrize(("params", "field", "value", "words"), BAD_GETS,
+                         ids=[b[1] + "-" + b[3].split()[0] for b in BAD_GETS])
+def test_a_bad_get_is_a_422_naming_the_field_and_the_value(server, params, field, value, words):
+    status, head, error = call(server, "/v1/inflect", params)
+    assert status == 422 and head["content-type"] == "application/json"
+    assert error["field"] == field and error["value"] == value
+    assert words in error["error"]
+
+
+def test_bad_posts(server):
+    one = {"lemma": "Haus", "tags": "N;DAT;PL"}
+    status, _, error = post(server, {"lang": "german", "inputs": [one] * 41})
+    assert (status, error["field"], error["value"]) == (413, "inputs", 41)
+    status, _, error = post(server, {"inputs": [one]})
+    assert (status, error["field"], error["value"]) == (422, "lang", None)
+    status, _, error = post(server, {"lang": "german", "inputs": [one, {**one, "lemma": ""}]})
+    assert (status, error["field"], error["value"]) == (422, "inputs[1].lemma", "")
+    status, _, error = post(server, {"lang": "german", "inputs": [one, {**one, "tags": "N;;"}]})
+    assert (status, error["field"], error["value"]) == (422, "inputs[1].tags", "N;;")
+    status, _, error = post(server, {"lang": "german", "inputs": [{**one, "lang": "klingon"}]})
+    assert (status, error["field"], error["value"]) == (422, "inputs[0].lang", "klingon")
+    status, _, error = post(server, {"lang": "german", "inputs": [{**one, "lemmas": "x"}]})
+    assert (status, error["field"]) == (422, "inputs[0].lemmas")
+    status, _, error = post(server, {"lang": "german", "inputs": []})
+    assert (status, error["field"]) == (422, "inputs")
+    status, _, error = call(server, "/v1/inflect", body=b'{"lang": "german", "inputs": [',
+                            headers={"Content-Type": "application/json"})
+    assert (status, error["field"]) == (422, "body") and "not valid JSON" in error["error"]
+    status, _, error = call(server, "/v1/inflect", body=b"lang=german",
+                            headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, error["field"]) == (422, "body") and "application/json" in error["error"]
+
+
+def test_a_body_too_large_is_a_413_with_or_without_its_length(server):
+    big = json.dumps({"lang": "german", "inputs": [{"lemma": "x" * 900, "tags": "N"}] * 1200})
+    assert len(big) > 1_000_000
+    status, _, error = call(server, "/v1/inflect", body=big.encode(),
+                            headers={"Content-Type": "application/json"})
+    assert (status, error["field"], error["value"]) == (413, "body", len(big))
+    host, port = urllib.parse.urlsplit(server).netloc.split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=120)
+    chunks = (big[i : i + 65536].encode() for i in range(0, len(big), 65536))
+    connection.request("POST", "/v1/inflect", body=chunks, encode_chunked=True,
+                       headers={"Content-Type": "application/json"})
+    answer = connection.getresponse()
+    assert answer.status == 413 and json.loads(answer.read())["field"] == "body"
+    connection.close()
+
+
+def test_bad_paradigm_requests(server):
+    status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Haus"})
+    assert (status, error["field"]) == (422, "pos")
+    assert "choose one with pos" in error["error"] and "N (8 cells)" in error["error"]
+    status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Haus",
+                                                     "pos": "ADV"})
+    assert (status, error["field"], error["value"]) == (422, "pos", "ADV")
+    status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "a" * 150,
+                                                     "pos": "N"})
+    assert (status, error["field"]) == (422, "lemma") and "longer than" in error["error"]
+
+
+# ------------------------------------------------------------------ many clients
+
+
+@pytest.mark.slow
+def test_32_concurrent_clients_get_each_their_own_answer(server):
+    inputs = [{"lang": "german", "lemma": n, "tags": t, "no_lexicon": "true"}
+              for n in NOUNS for t in ("N;DAT;PL", "N;GEN;SG")]
+    for item in inputs[::4]:
+        item["support"] = "always"  # another predictor: its own group in the same batches
+    assert len(inputs) == 32
+    _, _, before = call(server, "/healthz")
+    start = threading.Barrier(32)
+
+    def ask(params):
+        start.wait(timeout=60)
+        return call(server, "/v1/inflect", params)
+
+    with ThreadPoolExecutor(32) as pool:
+        together = list(pool.map(ask, inputs))
+    _, _, after = call(server, "/healthz")
+    alone = [call(server, "/v1/inflect", params) for params in inputs]
+    for (status, _, got), (status_alone, _, expected), item in zip(together, alone, inputs,
+                                                                   strict=True):
+        assert status == status_alone == 200
+        assert (got["lemma"], got["tags"]) == (item["lemma"], item["tags"])
+        same(got, expected)
+    always = [got for (_, _, got), item in zip(together, inputs, strict=True) if "support" in item]
+    assert {r["method"] for r in always} == {"support"}
+    # gathered: fewer batches than requests (each batch searched one or two predictors' inputs)
+    assert after["batches"] - before["batches"] < 32
+
+
+# ------------------------------------------------------------------ a full queue, SIGTERM
+
+
+@pytest.mark.slow
+def test_a_full_queue_answers_503_and_sigterm_finishes_the_requests_in_flight():
+    running = Server("--lang", "german", "--no-lexicon", "--max-queue", "1",
+                     "--max-inputs", "400")
+    url = running.url
+    try:
+        heavy = {"lang": "german", "support": "always", "inputs": [
+            {"lemma": n + suffix, "tags": t} for n in NOUNS for suffix in ("", "e", "en", "chen")
+            for t in ("N;DAT;PL", "N;GEN;SG", "N;NOM;PL", "N;ACC;SG", "N;DAT;SG")]}
+        assert len(heavy["inputs"]) == 320
+        with ThreadPoolExecutor(2) as pool:
+            searching = pool.submit(post, url, heavy)
+
+            def until(predicate):
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline:
+                    state = call(url, "/healthz")[2]
+                    if predicate(state):
+                        return state
+                    time.sleep(0.01)
+                raise AssertionError(f"the server never reached the state: {state}")
+
+            until(lambda s: s["searching"] == 320)
+            queued = pool.submit(call, url, "/v1/inflect",
+                                 {"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL"})
+            until(lambda s: s["waiting"] == 1)
+            status, head, error = call(url, "/v1/inflect",
+                                       {"lang": "german", "lemma": "Baum", "tags": "N;DAT;PL"})
+            assert status == 503 and int(head["retry-after"]) >= 1
+            assert "queue is full" in error["error"]
+            assert call(url, "/healthz")[2]["searching"] == 320  # still in flight
+            running.proc.send_signal(signal.SIGTERM)
+            status, _, got = searching.result(timeout=300)
+            assert status == 200 and len(got["results"]) == 320
+            assert [r["lemma"] for r in got["results"]] == [i["lemma"] for i in heavy["inputs"]]
+            status, _, one = queued.result(timeout=300)
+            assert status == 200 and one["lemma"] == "Haus" and one["forms"]
+        # uvicorn ends by raising the signal it caught again, once it has shut down
+        assert running.proc.wait(timeout=120) in (0, -signal.SIGTERM)
+        running.reader.join(timeout=30)
+        log = "".join(running.log)
+        assert "Application shutdown complete" in log and "Traceback" not in log
+    finally:
+        running.stop()

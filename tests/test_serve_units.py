@@ -1,0 +1,228 @@
+"""The service's parts without a server: the batcher's gathering, chunking, refusals, bounded
+queue and draining (with a recording predictor whose searches are held until the test lets
+them go, so each batch's composition is known), the error bodies, and the lookup page parsed
+with lxml (built from the paradigm page's renderers: the grid checked by the paradigm page's own
+test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import lxml.html
+import pytest
+from test_paradigm_browser import _check, small_paradigm
+from test_report_html import HOSTILE
+
+from inflect.decoding.protocol import Certificate
+from inflect.inference.outcomes import Form, Prediction
+from inflect.inference.queries import InputError, make_query
+from inflect.render.common import CERTIFICATE_BADGES
+from inflect.serve.batching import Batcher, QueueFull, Rejected
+from inflect.serve.errors import field_path, validation_error
+from inflect.serve.page import Lookup, lookup_page
+
+
+class Recording:
+    """A predictor that answers ``LEMMA!`` for each input, records the lemmas of each
+    :meth:`run` call, and holds its first call until :attr:`go` is set."""
+
+    def __init__(self, chunk_size: int = 256) -> None:
+        self.chunk_size, self.calls, self.go = chunk_size, [], threading.Event()
+        self.started = threading.Event()
+
+    def codec(self, language):
+        if language == "xx":
+            raise InputError("the model was not trained on xx", None)
+
+    def prepare(self, query):
+        if query.lemma == "bad":
+            raise InputError("lemma of 200 symbols is longer than the model's limit", "bad")
+        return query
+
+    def run(self, items):
+        self.started.set()
+        assert self.go.wait(timeout=30)
+        self.calls.append([q.lemma for q in items])
+        return [q.lemma + "!" for q in items]
+
+
+def queries(*lemmas, lang="de"):
+    return [make_query(lemma, "N;DAT;PL", lang) for lemma in lemmas]
+
+
+async def _held(batcher: Batcher, first: Recording):
+    """Start the batcher with a search of ``first`` in flight (held until ``first.go``)."""
+    await batcher.start()
+    task = asyncio.ensure_future(batcher.inflect(first, queries("a")))
+    while not first.started.is_set():
+        await asyncio.sleep(0.001)
+    return task
+
+
+def test_requests_that_wait_are_searched_together_one_run_per_predictor():
+    async def scenario():
+        one, two = Recording(), Recording()
+        two.go.set()
+        batcher = Batcher(window=0.0)
+        held = await _held(batcher, one)
+        b = asyncio.ensure_future(batcher.inflect(one, queries("b1", "b2")))
+        c = asyncio.ensure_future(batcher.inflect(two, queries("c1", "c2", "c3")))
+        d = asyncio.ensure_future(batcher.inflect(one, queries("d1", "bad", "d3")))
+        e = asyncio.ensure_future(batcher.inflect(one, queries("e1", lang="xx")))
+        f = asyncio.ensure_future(batcher.inflect(one, queries("f1")))
+        await asyncio.sleep(0.05)
+        assert batcher.waiting == 2 + 3 + 3 + 1 + 1
+        one.go.set()
+        assert await held == ["a!"]
+        assert await b == ["b1!", "b2!"] and await c == ["c1!", "c2!", "c3!"]
+        assert await f == ["f1!"]
+        with pytest.raises(Rejected) as bad:
+            await d
+        assert (bad.value.index, bad.value.field, bad.value.value) == (1, "lemma", "bad")
+        with pytest.raises(Rejected) as wrong:
+            await e
+        assert (wrong.value.index, wrong.value.field, wrong.value.value) == (0, "lang", "xx")
+        # the first search alone; then every request that waited: one run per predictor,
+        # the refused requests left out, the others in their order
+        assert one.calls == [["a"], ["b1", "b2", "f1"]] and two.calls == [["c1", "c2", "c3"]]
+        assert batcher.batches == 2 and batcher.waiting == 0
+        await batcher.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_batch_is_searched_in_chunks_of_the_predictors_size():
+    async def scenario():
+        small = Recording(chunk_size=4)
+        small.go.set()
+        batcher = Batcher()
+        await batcher.start()
+        lemmas = [f"w{i}" for i in range(10)]
+        assert await batcher.inflect(small, queries(*lemmas)) == [w + "!" for w in lemmas]
+        assert small.calls == [lemmas[:4], lemmas[4:8], lemmas[8:]]
+        await batcher.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_full_queue_refuses_and_close_answers_what_waits():
+    async def scenario():
+        one = Recording()
+        batcher = Batcher(max_queue=3)
+        held = await _held(batcher, one)
+        waiting = [asyncio.ensure_future(batcher.inflect(one, queries("x", "y"))),
+                   asyncio.ensure_future(batcher.inflect(one, queries("z")))]
+        await asyncio.sleep(0.01)
+        with pytest.raises(QueueFull) as full:
+            await batcher.inflect(one, queries("w"))
+        assert full.value.retry_after >= 1 and "3 inputs waiting" in str(full.value)
+        closing = asyncio.ensure_future(batcher.close())
+        await asyncio.sleep(0.01)
+        with pytest.raises(QueueFull, match="stopping"):
+            await batcher.inflect(one, queries("v"))
+        one.go.set()
+        await closing
+        assert await held == ["a!"]
+        assert [await w for w in waiting] == [["x!", "y!"], ["z!"]]
+
+    asyncio.run(scenario())
+
+
+def test_a_call_runs_on_the_search_thread_in_turn():
+    async def scenario():
+        batcher = Batcher()
+        await batcher.start()
+        name = await batcher.call(lambda: threading.current_thread().name)
+        assert name.startswith("inflect-search")
+        with pytest.raises(ZeroDivisionError):
+            await batcher.call(lambda: 1 / 0)
+        await batcher.close()
+
+    asyncio.run(scenario())
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="max_queue"):
+        Batcher(max_queue=0)
+    with pytest.raises(ValueError, match="window"):
+        Batcher(window=-1)
+
+
+# ------------------------------------------------------------------ error bodies
+
+
+def test_a_validation_error_names_the_field_and_the_value():
+    assert field_path(("body", "inputs", 2, "tags")) == "inputs[2].tags"
+    assert field_path(("query", "beam")) == "beam" and field_path(("body",)) == "body"
+    error = validation_error([{"type": "greater_than_equal", "loc": ("query", "beam"),
+                               "msg": "Input should be greater than or equal to 1", "input": "0"}])
+    assert (error.status, error.field, error.value) == (422, "beam", "0")
+    assert error.message == "beam: Input should be greater than or equal to 1"
+    missing = validation_error([{"type": "missing", "loc": ("query", "tags"), "msg": "Field "
+                                 "required", "input": None}])
+    assert (missing.field, missing.value) == ("tags", None)
+    whole = validation_error([{"type": "list_type", "loc": ("body", "inputs"), "msg": "Input "
+                               "should be a valid list", "input": {"a": 1}}])
+    assert (whole.field, whole.value) == ("inputs", None)  # an object is not echoed back
+
+
+# ------------------------------------------------------------------ the page
+
+FORMS = (
+    Form("got", 0.0, "shared-task data (english-train-high:8920)"),
+    Form("geted", 0.5452),
+    Form("getted", 0.4217),
+    Form("get", 0.0196),
+    Form("gotted", 0.0135),
+)
+
+
+def prediction(lemma="get"):
+    return Prediction(lemma, "V;PST", "english", None, "english-high", forms=FORMS,
+                      certificate=Certificate.FULL_SUPPORT, more_than=None,
+                      beam_certificate=Certificate.MODE_ONLY, method="beam",
+                      warnings=("a note about <b>",))
+
+
+LANGUAGES = [("english", "English (english)"), ("finnish", "Finnish (finnish)")]
+
+
+def test_the_page_shows_the_forms_bars_certificate_and_sources_without_a_script():
+    lookup = Lookup("english", "get", "V;PST", "")
+    text = lookup_page(lookup, LANGUAGES, prediction=prediction(), paradigm_pos="V")
+    assert "<script" not in text and "http" not in text  # nothing fetched, no absolute links
+    doc = lxml.html.fromstring(text)
+    form = doc.xpath("//form[@id='lookup']")[0]
+    assert form.get("method") == "get"
+    assert form.xpath(".//select/option[@selected]/@value") == ["english"]
+    assert form.xpath(".//input[@name='lemma']/@value") == ["get"]
+    [answer] = doc.xpath("//section[@id='answer']")
+    assert answer.get("data-certificate") == "full_support" and answer.get("data-forms") == "5"
+    shown = [li.text_content() for li in answer.xpath(".//ol/li/span[1]")]
+    assert shown == ["gotattested", "geted", "getted"]  # attested first; then the model's >= 5 %
+    bars = answer.xpath(".//ol/li//i/@style")
+    assert bars == ["width:0.0%", "width:54.5%", "width:42.2%"]
+    assert answer.xpath(".//li[1]/@title") == ["shared-task data (english-train-high:8920)"]
+    assert "+ 2 forms below 5 %" in answer.xpath(".//details/summary")[0].text
+    assert answer.xpath(".//span[contains(@class,'cert')]")[0].text == CERTIFICATE_BADGES[
+        "full_support"]
+    assert "is attested: shared-task data (english-train-high:8920)" in answer.text_content()
+    assert "the model english-high" in answer.text_content()
+    assert "warning: a note about <b>" in answer.text_content()  # escaped: text, no element
+    assert answer.xpath(".//a[@id='paradigm-link']/@href") == ["?lang=english&lemma=get&pos=V"]
+    assert doc.xpath("//a[@id='permalink']/@href") == ["?lang=english&lemma=get&tags=V%3BPST"]
+
+
+def test_the_page_grid_is_the_paradigm_pages_and_user_text_is_escaped():
+    lookup = Lookup("finnish", HOSTILE, "", "N")
+    text = lookup_page(lookup, LANGUAGES, paradigm=small_paradigm(HOSTILE),
+                       pos_choices=["N", "V"], error=HOSTILE)
+    doc = lxml.html.fromstring(text)
+    _check(doc)  # the paradigm page's own structure test: the same renderer
+    assert not doc.xpath("//img")
+    assert doc.xpath("//input[@name='lemma']/@value") == [HOSTILE]
+    assert doc.xpath("//p[@class='error']")[0].text == HOSTILE
+    assert doc.xpath("//datalist/option/@value") == ["N", "V"]
+    assert doc.xpath("//div[@class='scroll']/section[@class='paradigm']")
