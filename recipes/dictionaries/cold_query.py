@@ -1,0 +1,67 @@
+"""A cold query with the field dictionaries installed against the same query without them.
+
+Each run is a new Python process that answers one query (``inflect predict``, the shipped model,
+every lexicon); "without" hides the installed dictionaries (the process's
+``inflect.lexicon.dictionaries.installed_dictionaries`` returns none), so both runs share everything
+else. Runs alternate, and the medians of ``--runs`` each are printed with their difference.
+
+    python recipes/dictionaries/cold_query.py --runs 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+QUERIES = [
+    ("english", "go", "V;PST"),
+    ("russian", "человек", "N;GEN;PL"),
+    ("german", "Haus", "N;NOM;PL"),
+    ("french", "être", "V;IND;PRS;1;SG"),
+    ("italian", "essere", "V;IND;PRS;1;SG"),
+]
+
+CODE = """
+import sys
+if sys.argv[1] == "without":
+    import inflect.lexicon.dictionaries as dictionaries
+    dictionaries.installed_dictionaries = lambda: []
+from inflect.cli import main
+try:
+    main(["predict", "--lang", *sys.argv[2:], "--format", "2018"])
+except SystemExit:
+    pass
+"""
+
+
+def run(variant: str, query: tuple[str, str, str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", CODE, variant, *query], capture_output=True,
+                         text=True, check=True)
+    return time.perf_counter() - start, out.stdout.split("\t")[1] if "\t" in out.stdout else "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    print("| query | answer with / without | cold with (s) | cold without (s) | difference (s) |")
+    print("|---|---|---:|---:|---:|")
+    for query in QUERIES:
+        times: dict[str, list[float]] = {"with": [], "without": []}
+        answers = {}
+        for _ in range(args.runs):
+            for variant in ("with", "without"):
+                seconds, answers[variant] = run(variant, query)
+                times[variant].append(seconds)
+        a, b = statistics.median(times["with"]), statistics.median(times["without"])
+        print(f"| {' '.join(query)} | {answers['with']} / {answers['without']} | {a:.2f} | "
+              f"{b:.2f} | {a - b:+.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
