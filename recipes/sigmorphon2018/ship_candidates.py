@@ -1,0 +1,226 @@
+"""ship.py's candidates: which models compete to be shipped, under which names.
+
+A model is ``NAME -> [its member checkpoints]`` (:data:`Models`): given on the command line
+(``--model``), a finished language of an ``inflect queue`` folder (``--queue``, one model
+``LANGUAGE-SETTING`` each, :func:`queue_models`), a per-language model already shipped
+(``--reship``, :func:`shipped_per_language`), or a model of the registry kept as it is
+(``--keep``, :func:`kept_models`). A per-language model may compete under several names, one
+per variant, of which at most one ships under NAME: its storages (:func:`storage_variants`:
+``NAME`` and ``NAME~int4``), and an ensemble of the language's runs in several queues
+(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+#: A model's name -> its checkpoints.
+Models = dict[str, list[Path]]
+#: Suffix of the name under which a per-language model's 4-bit variant is prepared and scored
+#: (``--int4``); it ships under its own name.
+INT4_VARIANT = "~int4"
+#: Suffix of a per-language ensemble's name (``--ensemble``), stored in 4 bits; it ships under
+#: its own name too.
+ENSEMBLE_VARIANT = "~ens" + INT4_VARIANT
+
+
+def checkpoint_file(path: Path) -> Path:
+    """The checkpoint of ``path``: a run folder's ``model.safetensors``, or the file itself."""
+    return path / "model.safetensors" if path.is_dir() else path
+
+
+def parse_models(specs: list[str]) -> Models:
+    models: Models = {}
+    for spec in specs:
+        name, _, paths = spec.partition("=")
+        if not name or not paths:
+            raise SystemExit(f"--model takes NAME=CHECKPOINT[,CHECKPOINT...], got {spec!r}")
+        models[name] = [Path(p) for p in paths.split(",") if p]
+    return models
+
+
+def base_name(name: str) -> str:
+    """The name a variant ships under: ``LANGUAGE-SETTING`` of ``LANGUAGE-SETTING~...``."""
+    return name.partition("~")[0]
+
+
+def language_of(name: str) -> str:
+    """The language of a per-language model ``LANGUAGE-SETTING`` (or of a variant of it,
+    ``LANGUAGE-SETTING~...``: :data:`INT4_VARIANT`, :data:`ENSEMBLE_VARIANT`)."""
+    return base_name(name).rpartition("-")[0]
+
+
+def ensemble_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
+    """``LANGUAGE-SETTING~ens~int4`` -> [the language's run folder in each queue] for every
+    ``SETTING=ROOT+ROOT[+ROOT...]`` (``--ensemble``): the languages finished in every queue of
+    the spec, their runs as the members of one ensemble (e.g. one run from scratch and one with
+    hallucinated pairs); and each one's training-time dev accuracy (greedy), the best of its
+    members'.
+
+    Raises:
+        SystemExit: a spec that is not ``SETTING=ROOT+ROOT...``, or a queue of another setting.
+    """
+    from inflect.training.queue import QueueSpec, language_status
+
+    models: Models = {}
+    greedy: dict[str, float] = {}
+    for spec in specs:
+        setting, _, joined = spec.partition("=")
+        roots = [Path(r) for r in joined.split("+") if r]
+        if not setting or len(roots) < 2:
+            raise SystemExit(f"--ensemble takes SETTING=ROOT+ROOT[+ROOT...], got {spec!r}")
+        finished: list[dict[str, float]] = []
+        for root in roots:
+            queue = QueueSpec.load(root)
+            if queue.setting != setting:
+                raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
+            states = {lang: language_status(root, lang) for lang in queue.languages}
+            finished.append({lang: float(st.best_accuracy or -1.0) for lang, st in states.items()
+                             if st.state == "finished"})
+        for lang in sorted(set.intersection(*(set(f) for f in finished))):
+            name = f"{lang}-{setting}{ENSEMBLE_VARIANT}"
+            models[name] = [root / lang for root in roots]
+            greedy[name] = max(f[lang] for f in finished)
+    return models, greedy
+
+
+def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
+    """``LANGUAGE-SETTING`` -> [the language's run folder] for every ``SETTING=ROOT`` queue, for
+    the languages whose run has finished (a running one's model is not its last); and each
+    one's best dev accuracy during training (greedy, from its metrics). A language finished in
+    two queues (e.g. a warm start and a smaller network from scratch) gives the run that
+    :func:`keep_better_run` keeps."""
+    from inflect.training.queue import QueueSpec, language_status
+
+    models: Models = {}
+    greedy: dict[str, float] = {}
+    for spec in specs:
+        setting, _, root = spec.partition("=")
+        if not setting or not root:
+            raise SystemExit(f"--queue takes SETTING=ROOT, got {spec!r}")
+        queue = QueueSpec.load(Path(root))
+        if queue.setting != setting:
+            raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
+        for lang in queue.languages:
+            status = language_status(Path(root), lang)
+            if status.state == "finished":
+                keep_better_run(models, greedy, f"{lang}-{setting}", Path(root) / lang,
+                                status.best_accuracy)
+    return models, greedy
+
+
+def keep_better_run(models: Models, greedy: dict[str, float], name: str, run: Path,
+                    accuracy: float | None) -> None:
+    """Add the run folder ``run`` as the model ``name`` unless ``models`` already has a run of
+    that name as good: the better training-time dev accuracy (greedy) wins, and on a tie the
+    smaller ``model.safetensors`` (the same accuracy in fewer shipped bytes); the first run
+    on a tie of both."""
+    accuracy = -1.0 if accuracy is None else float(accuracy)
+    if name in models:
+        old_run = models[name][0]
+        old = greedy.get(name, -1.0)
+        size, old_size = (checkpoint_file(r).stat().st_size for r in (run, old_run))
+        wins = accuracy > old or (accuracy == old and size < old_size)
+        print(f"{name}: finished in two queues ({old_run}: greedy dev {old:.1f}, "
+              f"{old_size / 1e6:.2f} MB; {run}: {accuracy:.1f}, {size / 1e6:.2f} MB): "
+              f"{run if wins else old_run} competes")
+        if not wins:
+            return
+    models[name] = [run]
+    greedy[name] = accuracy
+
+
+def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[str, Any]]:
+    """The ``[model.NAME]`` tables of already shipped models (``out_dir/registry.toml``) and
+    their per-language dev scores (a frame of language, accuracy), kept as they are: neither
+    scored again nor stored again."""
+    import tomllib
+
+    import pandas as pd
+
+    registry = tomllib.loads((out_dir / "registry.toml").read_text(encoding="utf-8"))
+    tables, scores = {}, {}
+    for name in names:
+        if name not in registry.get("model", {}):
+            raise SystemExit(f"--keep {name}: no such model in {out_dir / 'registry.toml'}")
+        tables[name] = registry["model"][name]
+        rows = [(lang, acc) for lang, served in registry.get("language", {}).items()
+                for model, acc in served.items() if model == name]
+        scores[name] = pd.DataFrame(rows, columns=["language", "accuracy"])
+    return tables, scores
+
+
+def previous_models(out_dir: Path) -> dict[str, dict]:
+    """The ``[model.NAME]`` tables of ``out_dir/registry.toml`` (none where there is none)."""
+    import tomllib
+
+    registry = out_dir / "registry.toml"
+    if not registry.is_file():
+        return {}
+    return tomllib.loads(registry.read_text(encoding="utf-8")).get("model", {})
+
+
+def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
+    """The per-language models of ``out_dir/registry.toml`` (members under ``per-language/``),
+    as candidates to ship again (prepared and scored like a queue's), with each one's best dev
+    accuracy during training (greedy, from its checkpoint)."""
+    import tomllib
+
+    from inflect.nn.checkpoint import load_metadata
+
+    registry = tomllib.loads((out_dir / "registry.toml").read_text(encoding="utf-8"))
+    models: Models = {}
+    greedy: dict[str, float] = {}
+    for name, table in registry.get("model", {}).items():
+        if all(m.startswith("per-language/") for m in table["members"]):
+            models[name] = [out_dir / m for m in table["members"]]
+            training = load_metadata(models[name][0]).get("training") or {}
+            greedy[name] = float(training.get("best_accuracy", -1.0))
+    return models, greedy
+
+
+def storage_variants(candidates: Models, queued: Models, int4: set[str],
+                     only_int4: bool = False) -> Models:
+    """The per-language candidates, each under the name of its storage; the selection ships
+    at most one storage of a model:
+
+    * a model stored in 4 bits (a shipped copy, ``--reship``) competes as NAME~int4
+      (:data:`INT4_VARIANT`), taken as it is; its int8 storage only where ``int4`` names it,
+      from its queue's float checkpoint;
+    * another model named in ``int4`` competes twice: as it is, and in 4 bits from its queue's
+      float checkpoint.
+
+    So a model left out of ``int4`` (its weight file committed twice) can only ship as it is.
+    With ``only_int4``, a queue's model named in ``int4`` competes in 4 bits only.
+    """
+    from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
+
+    out: Models = {}
+    for name, paths in candidates.items():
+        four = load_metadata(checkpoint_file(paths[0])).get("quantized") == INT4_GROUPS
+        stored, other = (name + INT4_VARIANT, name) if four else (name, name + INT4_VARIANT)
+        both = name in int4 and name in queued
+        if not (both and only_int4 and not four):
+            out[stored] = paths
+        if both:
+            out[other] = queued[name]  # the other storage, from the queue's float checkpoint
+    return out
+
+
+def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
+                      queued_greedy: dict[str, float]) -> tuple[Models, dict[str, float]]:
+    """The shipped per-language models and the queues' together; where both have a model of one
+    name (a language trained again), the one with the better training-time dev accuracy
+    (greedy) stays, the shipped one on a tie."""
+    models, greedy = dict(shipped), dict(shipped_greedy)
+    for name, paths in queued.items():
+        if name in models:
+            new, old = queued_greedy.get(name, -1.0), shipped_greedy.get(name, -1.0)
+            kept = "the queue's" if new > old else "the shipped"
+            print(f"{name}: shipped and queued (greedy dev {old:.1f} and {new:.1f}): "
+                  f"{kept} one competes")
+            if new <= old:
+                continue
+        models[name], greedy[name] = paths, queued_greedy.get(name, -1.0)
+    return models, greedy

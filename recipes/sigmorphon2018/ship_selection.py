@@ -1,0 +1,303 @@
+"""ship.py's selection: every candidate scored on the dev sets it serves, and the per-language
+models chosen by dev gain per byte within the budget.
+
+:func:`evaluate_model` scores an ensemble with beam search (beam 5, widened where the support is
+not certified) on the full dev set of every language it serves, cached by the members'
+SHA-256; :func:`hopeless` leaves out the queue models whose training-time accuracy is far
+below; :func:`select_per_language` chooses; :func:`results_table` and
+:func:`per_language_table` are the Markdown tables of the recipe README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ship_candidates import base_name, checkpoint_file, language_of
+
+
+def members_digest(paths: list[Path]) -> list[str]:
+    """SHA-256 of each member's checkpoint file, in ensemble order: what a cached score is for."""
+    from inflect.io.atomic import sha256_of
+
+    return [sha256_of(checkpoint_file(path)) for path in paths]
+
+
+def evaluate_model(name: str, paths: list[Path], languages: list[str], args: argparse.Namespace):
+    """Per-language dev scores of the ensemble, cached as ``results/NAME.csv`` beside
+    ``results/NAME.members.json`` (the members' digests): a cache made for other members (a run
+    that trained on, another ensemble) is scored again, never reused."""
+    import pandas as pd
+
+    from inflect.evaluation.runner import evaluate_checkpoints
+    from inflect.evaluation.scoring import MACRO
+
+    cache = Path(args.results) / f"{name}.csv"
+    key_file = cache.with_suffix(".members.json")
+    key = {"members": [str(p) for p in paths], "sha256": members_digest(paths)}
+    if cache.is_file() and not args.rescore:
+        cached_key = json.loads(key_file.read_text()) if key_file.is_file() else None
+        if cached_key is not None and cached_key["sha256"] == key["sha256"]:
+            print(f"{name}: cached scores ({cache})", flush=True)
+            return pd.read_csv(cache)
+        print(f"{name}: the cached scores in {cache} are for other members: scoring again",
+              flush=True)
+    frames = []
+    for i, lang in enumerate(languages, 1):
+        print(f"{name}: {lang} ({i}/{len(languages)})", flush=True)
+        result = evaluate_checkpoints(
+            [str(p) for p in paths], [lang], "dev", data_dir=args.data_dir, beam_size=5,
+            device=args.device,
+        )
+        frames.append(result.frame[result.frame["language"] != MACRO])
+    frame = pd.concat(frames, ignore_index=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(cache, index=False)
+    key_file.write_text(json.dumps(key, indent=1) + "\n")
+    return frame
+
+
+def hopeless(greedy: dict[str, float], others: dict[str, Any], settings: dict[str, str],
+             margin: float) -> list[str]:
+    """The per-language models whose training-time dev accuracy (greedy) is more than
+    ``margin`` points below the best other model of their setting on their language (beam 5):
+    not worth the beam-5 scoring."""
+    out = []
+    for name, acc in greedy.items():
+        lang, setting = base_name(name).rpartition("-")[0], base_name(name).rpartition("-")[2]
+        best = max((float(frame.loc[frame["language"] == lang, "accuracy"].max())
+                    for n, frame in others.items()
+                    if settings.get(n) == setting and (frame["language"] == lang).any()),
+                   default=-1.0)
+        if acc < best - margin:
+            out.append(name)
+    return out
+
+
+def select_per_language(scores: dict[str, Any], settings: dict[str, str],
+                        sizes: dict[str, int], per_language: set[str], budget: float,
+                        floors: dict[tuple[str, str], float] | None = None,
+                        targets: dict[str, float] | None = None,
+                        ) -> tuple[list[str], list[str]]:
+    """Which per-language models to ship, and which other models no language needs.
+
+    A per-language model ``LANG-SETTING`` is a candidate when it beats, on LANG's dev set, every
+    other model of its setting that serves LANG. A language may have several candidates (the
+    same model stored in int8 and in 4 bits: ``--int4``); at most one of them ships. The
+    candidates are taken one at a time, each time the one of the largest gain per byte over
+    what serves its language so far (a language's other candidate, once taken, is replaced:
+    the gain and the bytes are the difference), while the total size of the shipped weights
+    stays within ``budget`` (bytes; the non-per-language models count first). First come the
+    candidates that lift LANG from below its floor (``floors[LANG, SETTING]``: the official
+    baseline) to at or above it, one per language. With ``targets`` (``{SETTING: macro}``, e.g.
+    a medium macro of 80), the candidates of such a setting come next until the
+    setting's macro dev accuracy (the mean over its languages of each one's best shipped model)
+    reaches the target; the others follow. Then a model that is the best of its setting for no
+    language is dropped (e.g. a language's own model that a new per-language model beats).
+    Returns (the chosen per-language models, the dropped other models)."""
+    acc = {name: dict(zip(frame["language"], frame["accuracy"], strict=True))
+           for name, frame in scores.items()}
+    pick = _Selection(acc, settings, sizes, per_language, budget)
+    candidates = [n for n in per_language if pick.own(n) > pick.others.get(pick.key_of(n), -1.0)]
+    lifts = set()
+    for name in candidates:
+        floor = (floors or {}).get(pick.key_of(name))
+        if floor is not None and pick.others.get(pick.key_of(name), -1.0) < floor <= pick.own(name):
+            lifts.add(name)
+    while pick.take_best([n for n in lifts if pick.key_of(n) not in pick.held]):
+        pass
+    for setting, target in (targets or {}).items():
+        keys = sorted({(lang, setting) for n, a in acc.items() if settings[n] == setting
+                       for lang in a})
+        pool = [n for n in candidates if settings[n] == setting]
+        while (sum(pick.serving(key) for key in keys) / len(keys) < target
+               and pick.take_best(pool)):
+            pass
+    while pick.take_best(candidates):
+        pass
+    chosen = set(pick.held.values())
+
+    def best_without(lang: str, setting: str, exclude: str) -> float:
+        return max((a[lang] for n, a in acc.items() if n != exclude and lang in a
+                    and settings[n] == setting and (n not in per_language or n in chosen)),
+                   default=-1.0)
+
+    dropped = [name for name, a in acc.items() if name not in per_language and not any(
+        value >= best_without(lang, settings[name], name) for lang, value in a.items())]
+    return sorted(chosen), dropped
+
+
+class _Selection:
+    """The state of :func:`select_per_language`: the per-language model taken for each
+    language so far (``held``) and the bytes shipped (``total``).
+
+    Args:
+        acc: model -> language -> dev accuracy.
+        settings, sizes, per_language, budget: as :func:`select_per_language`.
+    """
+
+    def __init__(self, acc: dict[str, dict[str, float]], settings: dict[str, str],
+                 sizes: dict[str, int], per_language: set[str], budget: float) -> None:
+        self.acc, self.settings, self.sizes, self.budget = acc, settings, sizes, budget
+        #: the best other model of each language's setting
+        self.others: dict[tuple[str, str], float] = {}
+        for name, a in acc.items():
+            if name not in per_language:
+                for lang, value in a.items():
+                    key = (lang, settings[name])
+                    self.others[key] = max(self.others.get(key, -1.0), value)
+        self.held: dict[tuple[str, str], str] = {}
+        self.total = sum(size for name, size in sizes.items() if name not in per_language)
+
+    def key_of(self, name: str) -> tuple[str, str]:
+        return language_of(name), self.settings[name]
+
+    def serving(self, key: tuple[str, str]) -> float:
+        """The dev accuracy of what serves language and setting ``key`` so far."""
+        taken = self.held.get(key)
+        return max(self.others.get(key, -1.0), self.acc[taken][key[0]] if taken else -1.0)
+
+    def own(self, name: str) -> float:
+        """A per-language model's dev accuracy on its language."""
+        return self.acc[name][language_of(name)]
+
+    def step(self, name: str) -> tuple[float, int]:
+        """The gain (points on its language) and the bytes of taking ``name`` now."""
+        key = self.key_of(name)
+        taken = self.held.get(key)
+        return self.own(name) - self.serving(key), self.sizes[name] - (
+            self.sizes[taken] if taken else 0)
+
+    def take_best(self, pool: list[str]) -> bool:
+        """Take the candidate of ``pool`` of the largest gain per byte that fits."""
+        options = []
+        for name in pool:
+            gain, extra = self.step(name)
+            if (self.held.get(self.key_of(name)) != name and gain > 0
+                    and self.total + extra <= self.budget):
+                options.append((gain / extra if extra > 0 else float("inf"), name))
+        if not options:
+            return False
+        name = max(options)[1]
+        self.total += self.step(name)[1]
+        self.held[self.key_of(name)] = name
+        return True
+
+
+def settle_variants(chosen: list[str], *tables: dict[str, Any]) -> None:
+    """In each table (name -> anything), the variants (``NAME~...``: :data:`ship_candidates.INT4_VARIANT`,
+    an ensemble's :data:`ship_candidates.ENSEMBLE_VARIANT`) settled: a chosen one takes its model's own name
+    (replacing another variant's entry), the others are removed."""
+    for table in tables:
+        for name in [n for n in table if base_name(n) != n]:
+            value = table.pop(name)
+            if name in chosen:
+                table[base_name(name)] = value
+
+
+def results_table(frame, baseline, setting: str) -> str:
+    """Per-language dev accuracy beside the official baseline, with certificate shares."""
+    base = {}
+    if baseline is not None:
+        b = baseline[baseline["setting"] == setting]
+        base = dict(zip(b["language"], b["accuracy"], strict=True))
+    lines = [
+        "| language | dev accuracy | baseline | ≥ baseline | full support | mode only | "
+        "one form | forms per input |",
+        "|---|---:|---:|:-:|---:|---:|---:|---:|",
+    ]
+    rows = frame.sort_values("language")
+    at_or_above = 0
+    for row in rows.itertuples():
+        b = base.get(row.language)
+        ok = b is not None and row.accuracy >= b
+        at_or_above += ok
+        lines.append(
+            f"| {row.language} | {row.accuracy:.1f} | {'—' if b is None else f'{b:.1f}'} | "
+            f"{'yes' if ok else ('no' if b is not None else '—')} | "
+            f"{100 * row.full_support:.1f} | {100 * row.mode_only:.1f} | "
+            f"{100 * row.single_string:.1f} | {row.mean_strings:.2f} |"
+        )
+    with_base = [r for r in rows.itertuples() if r.language in base]
+    macro_base = sum(base[r.language] for r in with_base) / max(1, len(with_base))
+    lines.append(
+        f"| **macro-average ({len(rows)})** | **{rows['accuracy'].mean():.1f}** | "
+        f"{macro_base:.1f} | {at_or_above} of {len(with_base)} | "
+        f"{100 * rows['full_support'].mean():.1f} | {100 * rows['mode_only'].mean():.1f} | "
+        f"{100 * rows['single_string'].mean():.1f} | {rows['mean_strings'].mean():.2f} |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str, str],
+                       per_language: set[str], shipped: set[str], queues: list[str],
+                       baseline: Any, data_dir: str | None = None) -> str:
+    """Per language of ``setting``: the official baseline, the best model of the setting that is
+    not a per-language one ("before": the multilingual ensemble, or German's own), the
+    language's own model (beam 5 where scored; the training-time greedy figure in brackets
+    where not; else its queue state: queued, training, interrupted, failed), its CPU minutes,
+    and the model that now serves it, beside the 2018 winner's test accuracy (an anchor, not
+    a dev figure); with macro-averages and the CPU hours of the queues."""
+    from inflect.corpora.baseline import system_accuracy
+    from inflect.training.queue import QueueSpec, queue_status
+
+    winner = system_accuracy(setting, data_dir=data_dir)
+    acc = {n: dict(zip(f["language"], f["accuracy"], strict=True)) for n, f in scores.items()}
+    status, cpu_seconds = {}, {}  # a language's CPU time: its runs in every queue together
+    for spec in queues:
+        queue_setting, _, root = spec.partition("=")
+        if queue_setting == setting and QueueSpec.load(Path(root)).setting == setting:
+            for st in queue_status(root):
+                status[st.language] = st
+                cpu_seconds[st.language] = cpu_seconds.get(st.language, 0) + (st.cpu_seconds or 0)
+    base = baseline[baseline["setting"] == setting]
+    base = dict(zip(base["language"], base["accuracy"], strict=True))
+    others = [n for n in acc if settings[n] == setting and n not in per_language]
+    languages = sorted({lang for n in others for lang in acc[n]})
+    lines = [
+        "| language | baseline | before | per-language | CPU min | shipped | model "
+        "| 2018 winner (test) |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    cols: dict[str, list[float]] = {"baseline": [], "multi": [], "shipped": []}
+    above = 0
+    for lang in languages:
+        multi = max(acc[n][lang] for n in others if lang in acc[n])
+        own_name = f"{lang}-{setting}"
+        own = acc.get(own_name, {}).get(lang) if own_name in per_language else None
+        st = status.get(lang)
+        if own is not None:
+            own_text = f"{own:.1f}"
+        elif st is not None and st.best_accuracy is not None and st.state == "finished":
+            own_text = f"({st.best_accuracy:.1f})"
+        else:
+            own_text = "—" if st is None else {"new": "queued", "running": "training"}.get(
+                st.state, st.state)
+        serving = [n for n in acc if lang in acc[n] and settings[n] == setting
+                   and n in shipped]
+        if not serving:
+            continue
+        best = max(serving, key=lambda n: acc[n][lang])
+        b = base.get(lang)
+        cols["multi"].append(multi)
+        cols["shipped"].append(acc[best][lang])
+        if b is not None:
+            cols["baseline"].append(b)
+            above += acc[best][lang] >= b
+        cpu = f"{cpu_seconds[lang] / 60:.1f}" if cpu_seconds.get(lang) else ""
+        lines.append(f"| {lang} | {'—' if b is None else f'{b:.1f}'} | {multi:.1f} | "
+                     f"{own_text} | {cpu} | {acc[best][lang]:.1f} | {best} | "
+                     + (f"{winner[lang]:.1f} |" if lang in winner else "— |"))
+    hours = sum(cpu_seconds.values()) / 3600
+
+    def mean(xs: list[float]) -> float:
+        return sum(xs) / max(1, len(xs))
+
+    lines.append(f"| **macro ({len(languages)})** | {mean(cols['baseline']):.1f} | "
+                 f"{mean(cols['multi']):.1f} | | {hours:.1f} h | **{mean(cols['shipped']):.1f}** "
+                 f"| {above} of {len(cols['baseline'])} at or above the baseline | "
+                 + (f"{sum(winner.get(x, 0) for x in languages) / len(languages):.1f} |"
+                    if winner and all(x in winner for x in languages) else " |"))
+    return "\n".join(lines) + "\n"
