@@ -5,7 +5,7 @@ in-process throughput, and the wall time of one cold query.
    jsonl`` on the first ``--n`` (1,000) german-dev inputs, default search (beam 5, widened where
    not certified), ``--threads`` CPU threads, in fresh processes. With ``--against PATH`` the same
    command of the checkout at PATH (``PYTHONPATH=PATH``, run from an empty folder so that neither
-   checkout shadows the other) runs in the same session with the same members, interleaved
+   checkout shadows the other) runs in the same benchmark run with the same members, interleaved
    (A B A B ...), and the best of ``--repeat`` (2) is kept per checkout: wall time, and the
    process CPU time (user + system of the child; steadier than wall time on a loaded machine).
    Also printed: how often the two checkouts give the same most probable form.

@@ -10,6 +10,10 @@ the new ones (the same objects; monkeypatch the new module). New code imports th
 
 Names that left a module which still exists (``inflect.nn.config.Config``, now
 ``inflect.training.config.Config``) are found the same way by :func:`moved_names`.
+
+The old paths are removed in sparse-inflect :data:`REMOVED_IN`, as every warning says (README,
+"Changelog"): this module, its ``install()`` in ``inflect/__init__.py`` and the ``__getattr__``
+of :mod:`inflect.nn.config` go then.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ import types
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+#: The version in which the old paths stop working (the version after the one that moved them).
+REMOVED_IN = "0.3.0"
 
 MOVED = {
     "ambiguity": "evaluation.ambiguity",
@@ -43,7 +50,7 @@ MOVED = {
     "outputs": "io.outputs",
     "paradigm": ("inference.paradigm", "inference.paradigm_cells"),
     "paradigm_html": "render.paradigm_html",
-    "paradigm_render": "render.paradigm",
+    "paradigm_render": ("render.paradigm", "render.jsonl"),
     "predict": (
         "inference.predictor",
         "inference.searcher",
@@ -52,8 +59,8 @@ MOVED = {
         "defaults",
     ),
     "recurrence": "nn.recurrence",
-    "report": ("render.tables", "render.tsv", "render.markdown", "render.figures",
-               "render.report_html", "render.common"),
+    "report": ("render.tables", "render.tsv", "render.jsonl", "render.markdown",
+               "render.figures", "render.report_html", "render.common"),
     "report_html": ("render.report_html", "render.figures", "render.ambiguity_parts"),
     "scoring": "evaluation.scoring",
     "search": "decoding",
@@ -105,7 +112,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
         targets = MOVED[old] if isinstance(MOVED[old], tuple) else (MOVED[old],)
         new = tuple(f"inflect.{t}" for t in targets)
         warnings.warn(f"{fullname} moved to {' and '.join(new)} (sparse-inflect 0.2); "
-                      "import it from there", DeprecationWarning, stacklevel=3)
+                      f"import it from there: the old path is removed in sparse-inflect "
+                      f"{REMOVED_IN}", DeprecationWarning, stacklevel=3)
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
@@ -128,7 +136,8 @@ def moved_names(module: str, names: dict[str, str]) -> Callable[[str], Any]:
         if name not in names:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         new = f"inflect.{names[name]}"
-        warnings.warn(f"{module}.{name} moved to {new}.{name}; import it from there",
+        warnings.warn(f"{module}.{name} moved to {new}.{name}; import it from there: the old "
+                      f"path is removed in sparse-inflect {REMOVED_IN}",
                       DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(new), name)
 

@@ -1,5 +1,7 @@
-"""The package's shape (issue 35, README "Architecture"): each sub-package one floor of the way a
-request travels, imports pointing only down, and rooms small enough to read.
+"""The package's shape (README "Architecture", ``../shared/DESIGN.md``): each sub-package one floor
+of the way a request travels, imports pointing only down, ``inflect.render`` drawing only text and
+the record types of inference and evaluation, and rooms small enough to read, in the package and
+in ``recipes/``.
 
 Measured here from the source with :mod:`ast`, independently of the code: module lengths in
 lines, function lengths from the ``def`` line to the last line (docstring included), and every
@@ -16,6 +18,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "inflect"
+#: The end-to-end recipes: scripts on the public API, held to the package's limits on length.
+RECIPES = PACKAGE.parent / "recipes"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
@@ -23,11 +27,12 @@ MAX_FUNCTION_LINES = 80
 FLOORS = [
     {"inflect", "defaults", "_resources", "_moved"},
     {"sparse", "text", "io"},
-    {"corpora", "lexicon", "nn"},
-    {"decoding"},
+    {"corpora", "nn"},
+    {"lexicon", "decoding"},  # lexicon: UniMorph is fetched with corpora's manifests
     {"inference", "training"},
     {"evaluation"},
     {"render"},
+    {"serve"},
     {"cli"},
     {"__main__"},
 ]
@@ -83,14 +88,35 @@ def test_a_module_is_at_most_600_lines(module):
     assert lines <= MAX_MODULE_LINES, f"{module}: {lines} lines"
 
 
-def test_no_function_is_over_80_lines():
+def _long_functions(paths: dict[str, Path]) -> list[str]:
+    """``NAME:LINE function (N lines)`` for each function of ``paths`` over the limit."""
     long = []
-    for module, path in MODULES.items():
+    for module, path in paths.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 length = node.end_lineno - node.lineno + 1
                 if length > MAX_FUNCTION_LINES:
                     long.append(f"{module}:{node.lineno} {node.name} ({length} lines)")
+    return long
+
+
+def test_no_function_is_over_80_lines():
+    long = _long_functions(MODULES)
+    assert not long, "\n".join(long)
+
+
+RECIPE_FILES = {p.relative_to(RECIPES).as_posix(): p for p in sorted(RECIPES.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPE_FILES))
+def test_a_recipe_module_is_at_most_600_lines(recipe):
+    lines = RECIPE_FILES[recipe].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_MODULE_LINES, f"recipes/{recipe}: {lines} lines"
+
+
+def test_no_recipe_function_is_over_80_lines():
+    assert "sigmorphon2018/ship.py" in RECIPE_FILES  # the rule sees the recipes
+    long = _long_functions(RECIPE_FILES)
     assert not long, "\n".join(long)
 
 
@@ -103,6 +129,61 @@ def test_imports_point_down():
             if there != here and FLOOR[there] >= FLOOR[here]:
                 upward.append(f"{module} imports {target} ({here} -> {there})")
     assert not upward, "\n".join(sorted(upward))
+
+
+#: What ``inflect.render`` may import at run time (``../shared/DESIGN.md``, "Rooms": "text, and the
+#: record types it draws (inference, evaluation); never cli"): those sub-packages, itself, and the
+#: package's one place of defaults. Not corpora, lexicon, nn, decoding, io or training: what a
+#: renderer needs of them comes in the records it draws (annotations under ``TYPE_CHECKING`` are
+#: free).
+RENDER_MAY_IMPORT = ("inflect.render", "inflect.text", "inflect.inference", "inflect.evaluation",
+                     "inflect.defaults")
+
+
+def _inside(module: str, roots: tuple[str, ...]) -> bool:
+    return any(module == r or module.startswith(f"{r}.") for r in roots)
+
+
+def test_render_imports_only_text_and_the_record_types_it_draws():
+    found = [
+        f"{module} imports {target}"
+        for module, path in MODULES.items()
+        if _inside(module, ("inflect.render",))
+        for target in _imports(path)
+        if not _inside(target, RENDER_MAY_IMPORT)
+    ]
+    assert not found, "\n".join(sorted(found))
+
+
+def test_the_render_rule_sees_a_forbidden_import(tmp_path):
+    """The rule's own check: a function-level import of another room is found, one under
+    ``TYPE_CHECKING`` is not."""
+    path = tmp_path / "m.py"
+    path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from inflect.corpora.stats import SplitStats\n"
+                    "def f():\n    from inflect.decoding.protocol import Certificate\n",
+                    encoding="utf-8")
+    assert _imports(path) == {"inflect.decoding.protocol"}
+    assert not _inside("inflect.decoding.protocol", RENDER_MAY_IMPORT)
+    assert _inside("inflect.inference.outcomes", RENDER_MAY_IMPORT)
+
+
+#: What ``inflect.serve`` may import at run time (``../shared/DESIGN.md``, "Rooms": the service
+#: stands on inference, lexicon and render): those, text, io, the defaults and the package's
+#: version; not nn, decoding, training, evaluation or cli.
+SERVE_MAY_IMPORT = ("inflect.serve", "inflect.inference", "inflect.lexicon", "inflect.render",
+                    "inflect.text", "inflect.io", "inflect.defaults")
+
+
+def test_serve_imports_only_the_rooms_it_stands_on():
+    found = [
+        f"{module} imports {target}"
+        for module, path in MODULES.items()
+        if _inside(module, ("inflect.serve",))
+        for target in _imports(path)
+        if target != "inflect" and not _inside(target, SERVE_MAY_IMPORT)
+    ]
+    assert not found, "\n".join(sorted(found))
 
 
 def test_no_import_cycle_between_modules():

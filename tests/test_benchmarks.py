@@ -1,5 +1,5 @@
-"""Every benchmark script runs, at a tiny size, so that none can rot unnoticed (issue 35: a
-benchmark pointed at a renamed model folder and nothing noticed). Speed itself is never asserted
+"""Every benchmark script runs, at a tiny size, so that none can rot unnoticed (a
+benchmark once pointed at a renamed model folder and nothing noticed). Speed itself is never asserted
 here: the benchmarks print ratios measured in one run."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ TINY = {
                           "cold paradigm"),
     "bench_predict.py": (["--data-dir", "{data}", "--n", "8", "--repeat", "1", "--threads", "1",
                           "--against", "{repo}"], "german-dev inputs"),
+    "bench_serve.py": (["--data-dir", "{data}", "--n", "8", "--requests", "4", "--clients", "2",
+                        "--repeat", "1", "--threads", "1", "--no-lexicon", "--post-size", "4",
+                        "--post-requests", "1"], "throughput"),
 }
 
 

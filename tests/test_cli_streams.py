@@ -1,4 +1,4 @@
-"""Issue 37 items 9 and 10 (in part): a closed standard stream, a full disk and absurd option values
+"""A closed standard stream, a full disk and absurd option values
 end `inflect` with a one-line error and a nonzero exit status, never a Python traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 35: the network's config (``inflect.nn.config.ModelConfig``) apart from the training
+"""The network's config (``inflect.nn.config.ModelConfig``) apart from the training
 procedure's (``inflect.training.config.TrainConfig``), with checkpoints that keep one flat dict.
 
 The flat dicts below are those of checkpoints written by the code before the split (a shipped
@@ -59,6 +59,9 @@ MEDIUM_STORED = {
 #: What the old ``Config.from_dict(...).to_dict()`` made of it: the later fields' defaults, and
 #: ``tag_bundles="set"`` (the model read bundles as sets).
 MEDIUM_FLAT = MEDIUM_STORED | {"dev_sample": 0, "language_temperature": 1.0, "tag_bundles": "set"}
+#: The fields added since, at the value a config without them means: the encoder of every model
+#: before the field was the BiLSTM, and no run hallucinated pairs.
+NEW_FIELDS = {"encoder": "bilstm", "hallucinate": 0}
 #: The old ``Config``'s 25 fields.
 OLD_FIELDS = {
     "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
@@ -83,10 +86,12 @@ def test_the_two_configs_split_the_old_fields_and_declare_what_may_change():
     assert {
         "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
         "attention_mapping", "output_mapping", "learn_attention_alpha", "copy_bias",
-        "max_decode_len", "tag_bundles",
+        "max_decode_len", "tag_bundles", "encoder",
     } == MODEL_FIELDS  # fmt: skip
-    assert not MODEL_FIELDS & TRAIN_FIELDS and MODEL_FIELDS | TRAIN_FIELDS == OLD_FIELDS
-    assert OLD_WARM_START | {"copy_examples"} == WARM_START_FIELDS
+    assert not MODEL_FIELDS & TRAIN_FIELDS
+    assert OLD_FIELDS | set(NEW_FIELDS) == MODEL_FIELDS | TRAIN_FIELDS
+    # hallucinated pairs: a training field, a warm start may change it; the encoder: not
+    assert OLD_WARM_START | {"copy_examples", "hallucinate"} == WARM_START_FIELDS
     assert TRAIN_FIELDS <= WARM_START_FIELDS  # a warm start keeps the network alone
     assert {"dropout", "max_decode_len", "tag_bundles"} == WARM_START_FIELDS & MODEL_FIELDS
     assert RESUME_FIELDS == OLD_RESUME
@@ -140,14 +145,15 @@ def test_a_checkpoint_of_the_old_code_round_trips_to_the_same_flat_dict(tmp_path
     stored = load_metadata(old)["model"]["config"]
     assert stored == MEDIUM_STORED
     config = Config.from_dict(stored)
-    assert config.to_dict() == MEDIUM_FLAT
-    assert config.model.to_dict() == {k: MEDIUM_FLAT[k] for k in MODEL_FIELDS}
+    now = MEDIUM_FLAT | NEW_FIELDS
+    assert config.to_dict() == now
+    assert config.model.to_dict() == {k: now[k] for k in MODEL_FIELDS}
     loaded = load_checkpoint(old)
     assert loaded.network.config == config.model  # the network reads its fields alone
     # written again with the training fields beside the network's: the same flat dict
-    assert loaded.network.metadata(config.train.to_dict())["config"] == MEDIUM_FLAT
+    assert loaded.network.metadata(config.train.to_dict())["config"] == now
     save_model(tmp_path / "again", loaded.network, settings=config.train.to_dict())
-    assert load_metadata(tmp_path / "again" / "model.safetensors")["model"]["config"] == MEDIUM_FLAT
+    assert load_metadata(tmp_path / "again" / "model.safetensors")["model"]["config"] == now
     # ... as the shipped member now stores it (ship.py wrote it again through the split code;
     # its run drew 100 dev words per language for the selection, `--dev-sample` of its day)
     assert load_metadata(MEDIUM_MEMBER)["model"]["config"] == MEDIUM_FLAT | {"dev_sample": 100}
@@ -156,7 +162,7 @@ def test_a_checkpoint_of_the_old_code_round_trips_to_the_same_flat_dict(tmp_path
         flat = load_metadata(FLAT_RUN / name)["model"]["config"]
         assert (flat["copy_examples"], flat["tag_bundles"], flat["preset"]) == (0.5, "multiset",
                                                                                 "tiny")
-        assert Config.from_dict(flat).to_dict() == flat
+        assert Config.from_dict(flat).to_dict() == flat | NEW_FIELDS
 
 
 def test_a_network_is_given_and_keeps_its_model_config_only():
@@ -222,13 +228,13 @@ OTHER_VALUES = {
     "tag_bundles": "set", "learning_rate": 2e-3, "batch_size": 8, "max_grad_norm": 1.0,
     "lr_decay": 0.25, "min_learning_rate": 1e-5, "copy_examples": 0.5, "max_epochs": 5,
     "patience": 2, "eval_batch_size": 64, "seed": 9, "preset": "paper", "dev_sample": 10,
-    "language_temperature": 2.0,
+    "language_temperature": 2.0, "encoder": "transformer", "hallucinate": 500,
 }  # fmt: skip
 
 
 def test_a_warm_start_refuses_a_network_change_and_takes_a_training_change(start):
     path, config, items = start
-    assert set(OTHER_VALUES) == OLD_FIELDS
+    assert set(OTHER_VALUES) == OLD_FIELDS | set(NEW_FIELDS)
     for field, value in OTHER_VALUES.items():
         if field == "preset":
             continue  # a preset is given as one (its network fields are checked too)
@@ -277,7 +283,8 @@ def test_a_resume_refuses_what_it_refused_before(tmp_path):
     shutil.copytree(FLAT_RUN, tmp_path / "run")
     state = run_state.read_state(tmp_path / "run")
     flat = load_metadata(FLAT_RUN / "trainer_state.safetensors")["model"]["config"]
-    assert state.config.to_dict() == flat and state.config.model is state.model.config
+    assert state.config.to_dict() == flat | NEW_FIELDS
+    assert state.config.model is state.model.config
     run_state.check_same_config(state.config, Config.from_dict(flat | {"max_epochs": 3}))
     with pytest.raises(ValueError, match=r"copy_examples: saved 0\.5, given 0\.0"):
         run_state.check_same_config(state.config, Config.from_dict(flat | {"copy_examples": 0.0}))

@@ -35,7 +35,7 @@ def test_tag_bundle_is_a_set_of_features():
 
 
 def test_repeated_feature_counts_and_is_flagged():
-    # issue 37: a bundle is a multiset, order-free but counts matter (the Albanian pluperfect
+    # a bundle is a multiset, order-free but counts matter (the Albanian pluperfect
     # V;2;PL;IND;PRF;PRF is another cell than the perfect V;2;PL;IND;PRF)
     bundle = TagBundle.parse("N;SG;DEF;SG")
     assert str(bundle) == "N;SG;DEF;SG"

@@ -152,6 +152,11 @@ def test_evaluate_predictor_matches_an_independent_recount(ckpt):  # noqa: F811
                              targets=[model.target_vocab.decode(b.tokens) for b in bests])
     with torch.inference_mode():
         logits, _ = model.forward(batch)
+        # the symbols each input may write (its language's alphabet; a copy-only symbol where
+        # its lemma has it): probability 0 elsewhere, in the search as here
+        mask = model.encode(batch).source.output_mask
+        if mask is not None:
+            logits = logits.masked_fill(~mask[:, None, :], float("-inf"))
         probs = entmax(logits.float(), model.output_alpha, dim=-1)
     live = batch.target_out != -100
     support = int((probs > 0).sum(-1)[live].sum())

@@ -1,4 +1,4 @@
-"""Issue 37, item 5: one unknown feature no longer loses the rest of a file. Every line of every
+"""One unknown feature no longer loses the rest of a file. Every line of every
 shared-task file gets an answer or an error record, and the run goes on.
 
 Expected values are independent of the code under test: the features of the medium training data
@@ -49,7 +49,7 @@ def _unknown_lines(folder: Path) -> list[tuple[str, int, str, str]]:
 @pytest.mark.slow
 def test_unknown_features_of_the_test_files_are_answered(conll2018):
     """The covered test files hold 24 lines of 12 languages with a feature their medium
-    training data never had (the issue's figure, recomputed): each is answered by the medium
+    training data never had (counted here): each is answered by the medium
     model; those with a feature the model never saw are marked, one warning per feature."""
     from inflect.inference.predictor import Predictor
     from inflect.inference.queries import make_query

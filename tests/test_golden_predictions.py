@@ -1,7 +1,7 @@
 """Every shipped model answers as it did when its digests were written.
 
 The expected digests were written by ``tests/golden.py`` (first with the flat-package code,
-before issue 35's redesign; written again only where a change was meant to alter predictions,
+before the sub-package redesign; written again only where a change was meant to alter predictions,
 as the notes say): 1,000 dev inputs of each of 5 languages answered by their default high and
 medium models, and 12 dev inputs answered by each other shipped model. The SHA-256 covers every
 record of `inflect predict --no-lexicon --format jsonl` but its probabilities, so any change in a

@@ -1,4 +1,4 @@
-"""Issue 37 item 4: the 2023 task's tag bundles (features with a bracketed argument, ``NOM(1,SG)``,
+"""The 2023 task's tag bundles (features with a bracketed argument, ``NOM(1,SG)``,
 ``DAT(PL;LGSPEC2)``) are read as such, and the layout of a file is told from all of its lines.
 
 The fixtures are small hand-written lines in the 2023 layout (lemma<TAB>tags<TAB>form), written to

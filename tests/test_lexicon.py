@@ -1,4 +1,4 @@
-"""Lexicons of attested forms (issue 36): reading user files (2018 and 2023 layouts), the shipped
+"""Lexicons of attested forms: reading user files (2018 and 2023 layouts), the shipped
 store, order-free lookup, precedence, and the predictor's answers.
 
 Expected values are read independently: the shared-task files split on TAB with plain Python,
@@ -132,14 +132,18 @@ def test_a_missing_or_foreign_store_is_a_lexicon_error(tmp_path):
         ShippedLexicon(junk).lookup("english", "go", bundle("V"))
 
 
-def test_a_user_lexicon_overrides_the_shipped_one_for_its_pairs_only(tmp_path, conll2018):
+def test_a_user_lexicon_comes_first_and_the_shipped_forms_follow(tmp_path, conll2018):
     attested = read_pairs(conll2018 / "english-train-high")
     lemma, key = sorted(attested)[0]
     other = sorted(attested)[1]
     tags = ";".join(key)
     user = write(tmp_path / "english.tsv", [f"{lemma}\tmyform\t{tags}"])
-    lexicons = load_lexicons([user])
-    assert [a.form for a in lexicons.lookup("english", lemma, bundle(tags))] == ["myform"]
+    lexicons = load_lexicons([user], dictionaries=False, unimorph=False)
+    found = lexicons.lookup("english", lemma, bundle(tags))
+    assert [a.form for a in found] == ["myform", *attested[(lemma, key)]]
+    assert found[0].source == f"{user}:1"
+    assert all(a.source.startswith("shared-task data (english-") for a in found[1:])
+    assert lexicons.answered == {str(user): 1}
     found = lexicons.lookup("english", other[0], bundle(";".join(other[1])))
     assert [a.form for a in found] == attested[other]
     assert all(a.source.startswith("shared-task data (english-") for a in found)
@@ -215,7 +219,7 @@ def test_the_first_form_is_the_attested_one_on_a_sample_of_every_language(conll2
                 key = (lemma, tuple(sorted(f.strip() for f in tags.split(";"))))
                 members = tuple(str(m) for m in default_model(language).members)
                 by_model.setdefault(members, []).append((language, lemma, tags, attested[key]))
-    lexicons = load_lexicons()
+    lexicons = load_lexicons(dictionaries=False, unimorph=False)
     checked = 0
     for members, queries in by_model.items():
         predictor = Predictor.from_checkpoints(
@@ -258,8 +262,9 @@ def test_predict_answers_the_attested_form_first_and_no_lexicon_the_model_alone(
     header, *rows = [line.split("\t") for line in out.output.splitlines()]
     assert header[-1] == "source"
     assert rows[0][5:7] == ["1", got]
-    assert rows[0][8].startswith("shared-task data (english-train-high:")
-    model = [r for r in rows[1:]]
+    # the shared-task data attest it (a field dictionary installed may attest it too, first)
+    assert "shared-task data (english-train-high:" in rows[0][8]
+    model = [r for r in rows[1:] if r[8] == "model"]
     assert model and all(r[8] == "model" for r in model)
 
     alone = runner.invoke(main, [*args, "--no-lexicon"])
@@ -283,7 +288,8 @@ def test_predict_answers_the_attested_form_first_and_no_lexicon_the_model_alone(
         "source": f"{user}:1",
         "attested": True,
     }
-    assert got not in [f["form"] for f in record["forms"] if f["attested"]]  # overridden
+    attested = [f["form"] for f in record["forms"] if f["attested"]]
+    assert attested == ["gat", got]  # the user's form first, the others' after it
     best = runner.invoke(main, ["predict", "--lang", "english", "get", "V;PST", "--format", "2018"])
     assert best.output == "get\tgat\tV;PST\n"
     model = runner.invoke(main, [*args, "--no-lexicon"])  # overrides INFLECT_LEXICON
@@ -330,7 +336,8 @@ def test_evaluate_scores_the_model_alone_unless_a_lexicon_is_given(tmp_path, one
     wrong = write(tmp_path / "german.tsv", ["Haus\tHausx\tN;DAT;PL"])
     members = default_model("german").members
     result = evaluate_checkpoints(
-        members, ["german"], gold_files=[gold], lexicons=load_lexicons([wrong], shipped=False)
+        members, ["german"], gold_files=[gold],
+        lexicons=load_lexicons([wrong], shipped=False, dictionaries=False, unimorph=False),
     )
     assert result.attested == {"german": (1, 0)}
     assert result.lexicon == str(wrong)
@@ -387,7 +394,8 @@ def attested_record():
 
 
 def test_the_records_tell_attested_and_model_forms_apart():
-    from inflect.render.tsv import prediction_2018, prediction_jsonl, prediction_tsv
+    from inflect.render.jsonl import prediction_jsonl
+    from inflect.render.tsv import prediction_2018, prediction_tsv
 
     rec = attested_record()
     assert [f.form for f in rec.attested] == ["dreamt", "dreamnt"]

@@ -95,7 +95,7 @@ def test_replace_unknowns_copies_most_attended_source_symbol():
 
 
 def test_an_unseen_source_symbol_is_copied_once_at_the_first_step_attending_it_most():
-    """Issue 37 item 10: a model that never writes UNK (Øresund -> "Cresundessa", a finnish
+    """A model that never writes UNK (Øresund -> "Cresundessa", a finnish
     model attending Ø with weight 1 at its first step) still copies the unseen letter."""
     source = ["Ø", "r", "e", "s"]
     unseen = [True, False, False, False]

@@ -1,4 +1,4 @@
-"""`inflect models` on a terminal (issue 37, item 8): one line per language and model, each
+"""`inflect models` on a terminal: one line per language and model, each
 model's training commands once, and a warm-started model's start listed with them.
 
 Expected values come from reading registry.toml with tomllib here, not from the renderer.
@@ -30,7 +30,7 @@ def _shown(*args, width=80):
 def test_models_at_80_columns_is_one_line_per_language_and_commands_once_per_model():
     reg = _registry()
     languages, models = reg["language"], reg["model"]
-    lines = _shown()
+    lines = _shown("--commands")
     per_model = {name: 3 + len(t["commands"]) + (3 + len(t.get("start_commands", [])) if
                                                  t.get("start_commands") else
                                                  1 if t.get("start_note") else 0)
@@ -48,13 +48,13 @@ def test_models_at_80_columns_is_one_line_per_language_and_commands_once_per_mod
                    for line in lines), language
     rows = [line for line in lines if line.split()[:1] and line.split()[0] in languages]
     assert rows and not any("…" in line for line in rows)  # no number or name cut at 80
-    with_all = _shown("--all")
+    with_all = _shown("--all", "--commands")
     assert len(with_all) <= sum(map(len, languages.values())) + sum(per_model.values()) + header
 
 
 def test_a_warm_start_is_listed_with_the_members_it_started():
     reg = _registry()
-    text = "\n".join(_shown())
+    text = "\n".join(_shown("--commands"))
     for name, table in reg["model"].items():
         starts = {c.split("--init-from ")[1].split()[0] for c in table["commands"]
                   if "--init-from " in c}
@@ -74,7 +74,7 @@ def test_a_warm_start_is_listed_with_the_members_it_started():
 def test_verbose_and_tsv_keep_the_whole_record():
     reg = _registry()
     high = reg["model"]["multilingual-high"]
-    verbose = _shown("--verbose")
+    verbose = _shown("--commands", "--verbose")
     served = [lang for lang, t in reg["language"].items() if
               max(t, key=t.get) == "multilingual-high"]
     assert verbose.count(high["commands"][0]) == len(served)  # every row's record
@@ -88,7 +88,7 @@ def test_verbose_and_tsv_keep_the_whole_record():
 
 
 def test_report_takes_a_comma_separated_language_list_as_train_does():
-    """`--lang a,b` is read as two languages (issue 37 item 11): their shipped defaults, from
+    """`--lang a,b` is read as two languages: their shipped defaults, from
     the registry read here, are named when they differ."""
     reg = _registry()
     best = {lang: max(t, key=t.get) for lang, t in reg["language"].items()}
@@ -96,3 +96,22 @@ def test_report_takes_a_comma_separated_language_list_as_train_does():
                                     "--format", "tsv"])
     assert res.exit_code == 1
     assert (f"german: {best['german']}, finnish: {best['finnish']}" in res.output), res.output
+
+
+def test_the_default_table_fits_a_screen_and_columns_mean_one_thing():
+    """Without --commands: the table alone (one line per language, no training commands); the
+    members column is the number of members in the table and in TSV (the paths: member_files)."""
+    reg = _registry()
+    lines = _shown()
+    assert len(lines) <= len(reg["language"]) + 6
+    assert not any(line.startswith("inflect train") for line in lines)
+    assert "inflect models --commands" in lines[-1]
+    res = CliRunner().invoke(main, ["models", "--format", "tsv"])
+    rows = [line.split("\t") for line in res.output.splitlines()]
+    head = rows[0]
+    german = next(r for r in rows[1:] if r[0] == "german")
+    model = reg["model"][german[head.index("model")]]
+    assert german[head.index("members")] == str(len(model["members"]))
+    assert german[head.index("member_files")].split(",")[0].endswith(model["members"][0])
+    table_row = next(line.split() for line in lines if line.split()[:1] == ["german"])
+    assert table_row[2] == german[head.index("members")]

@@ -1,10 +1,10 @@
-"""Issue 37, items 1 and 2: an answer does not depend on the other inputs of its batch, the
+"""An answer does not depend on the other inputs of its batch, the
 output length limit comes from the data, and enumerating the support never returns a worse list
 than the beam it started from.
 
 Expected values are independent of the code under test: gold forms and their lengths read from
 the shared-task files with plain Python (the model's symbols by the language's codec), the old
-limit ``2·S + 10`` of the longest lemma in a batch as the issue states it, and the beam's and the
+limit ``2·S + 10`` of the longest lemma in a batch as it was defined, and the beam's and the
 enumeration's lists from the search functions themselves, merged here by hand.
 """
 
@@ -66,8 +66,8 @@ def test_every_dev_gold_form_is_within_the_limit_the_shipped_models_search(conll
     """Over the 103 dev files, with each shipped model serving the language: the gold form (in
     the model's symbols) is never longer than the limit the search uses for its lemma alone,
     which is the limit of the output lengths of the language's training file (recorded in the
-    shipped checkpoints, read again here); 43 gold forms were beyond the old ``2·S + 10`` (the
-    issue's count, recomputed here)."""
+    shipped checkpoints, read again here); 43 gold forms were beyond the old ``2·S + 10`` (counted
+    again here)."""
     from inflect.inference.queries import Prepared
     from inflect.inference.registry import default_model
 

@@ -112,7 +112,7 @@ def test_one_varying_dimension_is_a_list_and_a_repeated_bundle_is_refused():
         layout([["N", "PL"], ["PL", "N"]])
 
 
-def test_the_shipped_cells_have_the_issue_counts():
+def test_the_shipped_cells_have_the_training_data_counts():
     # counted with `cut -f3 LANG-train-high | sort -u | grep -c ...` on the shared-task files
     high = load_cells("high")
     assert len(high.bundles("finnish", "N")) == 28
@@ -201,7 +201,7 @@ def test_a_paradigm_is_one_batch(german, monkeypatch):
 
 
 class _AttestedForm(NamedTuple):
-    """A form as a lexicon-aware predictor (issue #36) would give it: with a source."""
+    """A form as a lexicon-aware predictor gives it: with a source."""
 
     form: str
     probability: float

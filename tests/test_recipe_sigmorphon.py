@@ -7,6 +7,7 @@ predictions of one run, written in the scorer's format and scored by ``score_fil
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import math
 import os
@@ -246,12 +247,19 @@ def test_smoke_recipe_on_ray_survives_a_killed_worker(conll2018, tmp_path):
     assert pd.read_parquet(out / "table-dev.parquet").equals(table)
 
 
-def _load_ship():
-    path = REPO / "recipes" / "sigmorphon2018" / "ship.py"
-    spec = importlib.util.spec_from_file_location("sigmorphon_ship", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_ship(module: str = "ship"):
+    """recipes/sigmorphon2018/ship.py, or one of the modules beside it that do its work
+    (``ship_candidates``, ``ship_selection``, ``ship_storage``, ``ship_registry``), imported with
+    that folder on ``sys.path`` as the script has it."""
+    folder = REPO / "recipes" / "sigmorphon2018"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    if module != "ship":
+        return importlib.import_module(module)
+    spec = importlib.util.spec_from_file_location("sigmorphon_ship", folder / "ship.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def test_ship_stores_float16_members_reships_in_place_and_writes_a_registry_v2(tmp_path):
@@ -337,7 +345,7 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
     from inflect.nn.checkpoint import save_model
     from inflect.training.warm_start import build_model
 
-    ship = _load_ship()
+    ship = _load_ship("ship_registry")
     config = Config.from_preset("tiny", learning_rate=5e-4, seed=3)
     model = build_model(config, synthetic.items(20, seed=1, language="german"))
     start = {"path": "runs/high-member1/model.safetensors", "sha256": "0" * 64}
@@ -368,7 +376,7 @@ def test_ship_lists_the_command_of_a_warm_start(tmp_path, monkeypatch):
     from inflect.nn.checkpoint import save_model
     from inflect.training.warm_start import build_model
 
-    ship = _load_ship()
+    ship = _load_ship("ship_registry")
     monkeypatch.chdir(tmp_path)
     config = Config.from_preset("tiny", seed=1)
     model = build_model(config, synthetic.items(20, seed=1, language="german"))

@@ -95,7 +95,7 @@ def test_png_of_an_explanation_without_panels_shows_the_best_string(tmp_path):
         assert [ax.get_title() for ax in _image_axes(fig)] == ["ba   p = 1.0000"]
     finally:
         plt.close(fig)
-    attention_png(found, str(tmp_path / "a.png"))
+    (tmp_path / "a.png").write_bytes(attention_png(found))
     assert plt.imread(tmp_path / "a.png").shape[2] in (3, 4)
 
 

@@ -1,4 +1,4 @@
-"""A run started by the flat-package code (before issue 35's sub-packages) resumes to the weights
+"""A run started by the flat-package code (before the sub-packages) resumes to the weights
 its uninterrupted run had then.
 
 ``tests/fixtures/run-flat-0.1`` was written by that code: the ``tiny`` preset on

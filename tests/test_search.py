@@ -965,7 +965,7 @@ def test_target_vocabularies_are_compared_symbol_by_symbol():
 
 
 # ------------------------------------------------------------------------------------------
-# per-input length limits (issue 37, item 1): an input's result never depends on its batch
+# per-input length limits: an input's result never depends on its batch
 
 
 def test_per_input_limits_equal_one_at_a_time_and_say_when_they_cut():

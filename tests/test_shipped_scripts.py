@@ -1,4 +1,4 @@
-"""The shipped models write only their language's symbols (issue 37 item 10): a lemma's unseen
+"""The shipped models write only their language's symbols: a lemma's unseen
 character is copied, never answered in another script. The expected alphabet is read here with
 plain Python from the training data of the model's setting, independently of the code."""
 

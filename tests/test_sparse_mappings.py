@@ -62,7 +62,7 @@ def test_hand_derived_values(name, alpha, f):
         assert p.dtype == dtype
         tol = 1e-6 if dtype == torch.float32 else 1e-12
         np.testing.assert_allclose(p.numpy(), expected, atol=tol)
-    # the values quoted in the issue, to 4 decimals
+    # the values of the report these cases come from, to 4 decimals
     quoted = {1.0: [0.0486, 0.3592, 0.5922], 2.0: [0, 0.25, 0.75], 1.5: [0, 0.3260, 0.6740]}
     if alpha in quoted:
         np.testing.assert_allclose(f(torch.tensor(X3)).numpy(), quoted[alpha], atol=5e-5)

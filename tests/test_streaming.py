@@ -1,4 +1,4 @@
-"""Slow input is answered line by line (issue 37, item 6): a line written to a pipe that stays open
+"""Slow input is answered line by line: a line written to a pipe that stays open
 gets its answer at once; input that comes quickly is still searched in whole chunks, and the
 answers do not depend on how the lines were batched.
 """

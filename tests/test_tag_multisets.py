@@ -1,4 +1,4 @@
-"""Issue 37, item 3: a tag bundle is a multiset (order-free, counts matter); checkpoints trained
+"""A tag bundle is a multiset (order-free, counts matter); checkpoints trained
 with sets keep loading and answer as before, retrained models tell the cells apart.
 
 Expected values are independent of the code under test: the conflicting pairs of the shared-task
@@ -43,7 +43,7 @@ def _pairs(path: Path) -> tuple[int, int]:
 
 
 def test_the_reader_keeps_the_cells_the_2018_data_tell_apart(conll2018):
-    """albanian-dev has 3 such pairs and train-high 55 (the issue's figures, counted here); the
+    """albanian-dev has 3 such pairs and train-high 55 (counted here); the
     reader gives each multiset its own input key."""
     for name, expected in (("albanian-dev", 3), ("albanian-train-high", 55)):
         conflicts, distinct = _pairs(conll2018 / name)

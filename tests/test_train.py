@@ -148,7 +148,7 @@ def test_checkpoint_round_trip_without_data(tmp_path):
     # only tensors and JSON inside: safetensors metadata parses as JSON
     with safe_open(str(moved / MODEL_FILE), "pt") as fh:
         json.loads(fh.metadata()["sparse_inflect"])
-    # issue 37: a new checkpoint reads bundles as multisets and records the training data's
+    # a new checkpoint reads bundles as multisets and records the training data's
     # longest output per source length (computed here by hand from the items)
     assert meta["model"]["config"]["tag_bundles"] == "multiset"
     longest: dict[int, int] = {}
@@ -719,7 +719,7 @@ def test_cli_init_from_keeps_the_network_and_takes_the_training_options(tmp_path
 
 
 def test_train_help_gives_each_presets_defaults():
-    """Issue 37 item 11: `train --help` names the defaults, which come from the preset; the
+    """`train --help` names the defaults, which come from the preset; the
     figures it prints are checked against the presets themselves."""
     from inflect.training.config import PRESETS
 
@@ -736,7 +736,7 @@ def test_train_help_gives_each_presets_defaults():
 
 
 def test_a_training_log_in_a_file_has_whole_lines_and_no_bar(tmp_path):
-    """Issue 37 item 11: not on a terminal, `train` writes its lines only (no progress bar, so
+    """Not on a terminal, `train` writes its lines only (no progress bar, so
     no "0:00:… left"), each whole, however long (rich wrapped them at 80 columns)."""
     data = _german_low_data(tmp_path)
     args = [*_cli_train_args(data, "deu", "softmax"), "--out", str(tmp_path / "run")]

@@ -2,9 +2,9 @@
 
 One module per command or group of commands, each added here to the root group
 (:mod:`inflect.cli.group`): :mod:`~inflect.cli.train` (train, queue), :mod:`~inflect.cli.data`,
-:mod:`~inflect.cli.evaluate`, :mod:`~inflect.cli.report`, :mod:`~inflect.cli.predict`,
+:mod:`~inflect.cli.evaluate`, :mod:`~inflect.cli.lexicon`, :mod:`~inflect.cli.report`, :mod:`~inflect.cli.predict`,
 :mod:`~inflect.cli.paradigm`, :mod:`~inflect.cli.models`, :mod:`~inflect.cli.explain`,
-:mod:`~inflect.cli.translate`; the options several of them share are in
+:mod:`~inflect.cli.translate`, :mod:`~inflect.cli.serve`; the options several of them share are in
 :mod:`inflect.cli.options`, what the options resolve to in :mod:`inflect.cli.resolve`, and
 where the results go in :mod:`inflect.cli.output`. A command imports the library it calls
 inside its body, so that a command starts without importing what it does not use.
@@ -14,10 +14,12 @@ from inflect.cli import (
     data,
     evaluate,
     explain,
+    lexicon,
     models,
     paradigm,
     predict,
     report,
+    serve,
     train,
     translate,
 )
@@ -27,6 +29,7 @@ for _command in (
     train.train_command,
     train.queue_command,
     data.data,
+    lexicon.lexicon,
     evaluate.evaluate_command,
     report.report,
     predict.predict_command,
@@ -34,6 +37,7 @@ for _command in (
     models.models_command,
     explain.explain_command,
     translate.translate_command,
+    serve.serve_command,
 ):
     main.add_command(_command)
 del _command

@@ -140,15 +140,18 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
     "(2023), from where the tag bundles are.",
 )
 def data_check(file: str, fmt: str) -> None:
-    """Validate FILE and report every problem with its line; exit status 1 if any."""
+    """Validate FILE and report every problem with its line (exit status 1 if any), then every
+    line to look at (warnings: a repeated input, exactly, with its features in another order or
+    with another form; a feature given twice; spaces around a field), naming the earlier line."""
     from inflect.render.tsv import check_lines, read_summary
     from inflect.text.reading import check_file, check_warnings
 
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
     for line in check_lines(parsed.errors):
         click.echo(line)
-    for warning in check_warnings(parsed):
+    found = check_warnings(parsed)
+    for warning in found:
         click.echo(f"warning: {warning}")
-    click.echo(read_summary(parsed.stats, len(parsed.errors)))
+    click.echo(read_summary(parsed.stats, len(parsed.errors), len(found)))
     if parsed.errors:
         raise SystemExit(1)

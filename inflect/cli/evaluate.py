@@ -59,11 +59,14 @@ from inflect.cli.resolve import (
               default="auto", show_default=True,
               help="Layout of the --pred and --gold files: 2018 lemma<TAB>form<TAB>tags, 2023 "
                    "lemma<TAB>tags<TAB>form; auto: each file's, from where its tag bundles are.")
-@click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
+@click.option("--lexicon", "lexicon_files", multiple=True,
+              metavar="FILE|shipped|unimorph|dictionaries",
               help="Score the model with this lexicon consulted first (repeatable; 'shipped': "
-                   "the shipped lexicon of the shared-task data). Without it the model alone "
-                   "is scored (INFLECT_LEXICON is not read here). A lexicon that attests the "
-                   "gold forms of more than half a language's inputs is refused.")
+                   "the shipped lexicon of the shared-task data; 'unimorph': the UniMorph "
+                   "languages fetched, which contain the shared-task dev and test pairs; "
+                   "'dictionaries': the field dictionaries installed). Without it the model "
+                   "alone is scored (INFLECT_LEXICON is not read here). A lexicon that attests "
+                   "the gold forms of more than half a language's inputs is refused.")
 @format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
@@ -111,8 +114,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
                                           fmt=input_format, lexicons=lexicons)
             frame = result.frame
             scored = _scored(result)
-            title = (f"{', '.join(models)} (beam {beam}, {int(frame['members'][0])} member(s))"
-                     f"; scored: {scored}")
+            # one model path a line (a path is never broken across lines); what was scored is
+            # said once, on stderr, where it is seen in a pipe too
+            title = "\n".join([*models, f"beam {beam}, {int(frame['members'][0])} member(s)"])
             click.echo(f"scored: {scored}", err=True)
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
@@ -129,7 +133,10 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
         return
     from rich.console import Console
 
-    Console().print(evaluation_table(frame, title) if models else scores_table(frame))
+    console = Console()
+    if models:  # the title soft-wrapped: a model path is folded by the terminal, never cut
+        console.print(title, style="bold", soft_wrap=True, markup=False, highlight=False)
+    console.print(evaluation_table(frame, None) if models else scores_table(frame))
 
 
 def _output_files(out_prefix: str | None) -> list[str]:

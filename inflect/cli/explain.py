@@ -9,6 +9,7 @@ from inflect.cli.options import (
     device_option,
     format_option,
     models_dir_option,
+    one_language,
     setting_option,
     threads_option,
 )
@@ -19,7 +20,8 @@ from inflect.cli.resolve import check_outputs, check_setting, set_threads
 @click.command("explain")
 @click.argument("lemma")
 @click.argument("tags")
-@click.option("--lang", default=None, help="Language: any name or code.")
+@click.option("--lang", default=None, callback=one_language,
+              help="Language: any name or code.")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
@@ -55,7 +57,11 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
 
     check_setting(setting, models)
     fmt = output_format(out_format)
-    if png:  # before any work: the file can be written, matplotlib is there
+    if png:  # before any work: a PNG's name, the file can be written, matplotlib is there
+        if not png.lower().endswith(".png"):
+            raise click.BadParameter(
+                f"{png!r}: --png writes a PNG image; give a file name ending in .png (a .jpg or "
+                ".svg name would hold PNG bytes)", param_hint="--png")
         check_outputs(png)
         try:
             check_plotting()
@@ -72,8 +78,11 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     for note in found.prediction.warnings:  # e.g. symbols unseen in training, as predict says
         click.echo(f"warning: {note}", err=True)
     if png:  # written before rendering: a rendering failure cannot lose it
+        from inflect.io.outputs import write_outputs
+
         try:
-            attention_png(found, png, max_forms)
+            picture = attention_png(found, max_forms)
+            write_outputs([(png, lambda temp: temp.write_bytes(picture))])
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {png}", err=True)

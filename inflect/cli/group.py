@@ -11,6 +11,12 @@ import click
 
 from inflect import __version__
 
+#: The exit status of every command (README, "Exit status"): 0 done; 1 an error, or inputs
+#: that got no answer (each reported, the others answered); 2 a usage error; 130 interrupted.
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
 
 class InflectGroup(click.Group):
     """The ``inflect`` group: one place where a closed or broken standard stream (``<&-``,
@@ -28,6 +34,13 @@ class InflectGroup(click.Group):
 
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # every command the same way (README, "Exit status"): what was written stays
+            # written, and the status says it was interrupted (128 + SIGINT)
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            click.echo("\ninterrupted (Ctrl-C): what was written before it is kept", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except (OSError, ValueError) as exc:
             from inflect.io.stdio import stream_problem
 

@@ -11,18 +11,22 @@ from inflect.cli.output import output_format
 @click.command("models")
 @click.option("--format", "out_format", type=click.Choice(["table", "tsv"]), default=None,
               help="table (default on a terminal) or tsv (default in a pipe: language, model, "
-                   "members, dev_accuracy, setting, size_bytes, data, commands, "
-                   "start_commands, start_note; with a header).")
+                   "members (their number, as in the table), member_files, dev_accuracy, "
+                   "setting, size_bytes, method, data, commands, start_commands, start_note; with a "
+                   "header).")
 @click.option("--all", "every", is_flag=True, default=False,
               help="Every model of every language (not only the default `inflect predict` uses).")
+@click.option("--commands", "commands", is_flag=True, default=False,
+              help="After the table, how each model was trained: its data and the commands that "
+                   "made it (a warm start's first), once per model.")
 @click.option("--verbose", "-v", is_flag=True, default=False,
-              help="After the table, every row's data and training commands (the whole "
-                   "record), not each model's once.")
+              help="With --commands: every row's record, not each model's once.")
 @models_dir_option
-def models_command(out_format, every, verbose, models_dir):
+def models_command(out_format, every, commands, verbose, models_dir):
     """List the shipped models by language: one line per language with the model `inflect
-    predict --lang L` uses, its setting, dev accuracy on L's dev set and size; then, once per
-    model, the commands that trained it (a warm start's first)."""
+    predict --lang L` uses, its number of members, dev accuracy on L's dev set, setting, size
+    and method (from scratch, warm start, hallucinated pairs, ensemble). --commands adds how each model was trained; --all lists every model of each
+    language."""
 
     from inflect.inference.registry import REGISTRY_FILE, RegistryError, list_models
     from inflect.inference.registry import models_dir as resolve_models_dir
@@ -52,5 +56,8 @@ def models_command(out_format, every, verbose, models_dir):
 
     console = Console()
     console.print(models_table(entries))
+    if not (commands or verbose):
+        console.print("how each model was trained: inflect models --commands", style="dim")
+        return
     for line in models_commands(entries, every_row=verbose):  # a command: one line, whole
         console.print(line, soft_wrap=True)

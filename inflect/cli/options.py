@@ -5,6 +5,8 @@ parameter types and callbacks the commands' own options use."""
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from inflect import defaults
@@ -40,6 +42,36 @@ def comma_list(ctx, param, value):
     """A repeatable option that also takes a comma-separated list (``--lang a,b`` as
     ``--lang a --lang b``, the way `inflect train --lang` reads it), blanks dropped."""
     return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
+
+
+def lexicon_files(ctx, param, value):
+    """The lexicon files of ``--lexicon`` or ``INFLECT_LEXICON`` (paths separated by ``:``):
+    an empty entry of the variable (``eng:``, ``a.tsv::b.tsv``) is skipped; a file that is not
+    there is an error naming where it was given (the option, or the variable)."""
+    from click.core import ParameterSource
+
+    from_env = ctx.get_parameter_source(param.name) == ParameterSource.ENVIRONMENT
+    files = tuple(v for v in value if v.strip()) if from_env else tuple(value)
+    for path in files:
+        if not os.path.isfile(path):
+            what = "no such file" if not os.path.exists(path) else "not a file"
+            if from_env:
+                raise click.UsageError(
+                    f"INFLECT_LEXICON: {path!r}: {what} (the variable lists lexicon files "
+                    "separated by ':'; unset it or correct it)", ctx)
+            raise click.BadParameter(f"{path!r}: {what}", ctx, param)
+    return files
+
+
+def one_language(ctx, param, value):
+    """``--lang`` of a command that answers in one language: ``a,b`` (several, as `inflect
+    train` and `inflect evaluate` take them) is a usage error that says so."""
+    if value and "," in value:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        raise click.BadParameter(
+            f"{value!r}: {ctx.info_name} answers in one language, not {len(names)}; run it once "
+            f"per language (--lang {names[0] if names else 'L'})", ctx, param)
+    return value
 
 
 class FiniteFloat(click.FloatRange):
@@ -90,11 +122,11 @@ models_dir_option = click.option(
 #: ``--lexicon FILE`` of `inflect predict` (evaluate and report take ``FILE|shipped``).
 lexicon_option = click.option(
     "--lexicon", "lexicon_files", multiple=True, envvar="INFLECT_LEXICON",
-    type=click.Path(exists=True, dir_okay=False),
+    type=click.Path(dir_okay=False), callback=lexicon_files,
     help="Lexicon of attested forms, lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form "
          "(2023); repeatable (env: INFLECT_LEXICON, paths separated by ':'). Its language is the "
-         "file name's (german.tsv, german-train-high), else --lang's. Consulted before the "
-         "shipped lexicon: it overrides it for the inputs it holds.")
+         "file name's (german.tsv, german-train-high), else --lang's. Its forms come first, "
+         "then those of the field dictionaries, UniMorph and the shipped lexicon.")
 
 strict_option = click.option(
     "--strict", is_flag=True, default=False,

@@ -3,6 +3,7 @@ pipe), TSV text, and records streamed as they come with their warnings and error
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import click
@@ -69,8 +70,11 @@ def stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
     except errors as exc:
-        sys.stdout.flush()
-        raise click.ClickException(str(exc)) from None
+        from inflect.io.stdio import stream_problem
+
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        raise click.ClickException(stream_problem(exc) or str(exc)) from None
     if failed:
         plural = "s" if failed > 1 else ""
         raise click.ClickException(f"{failed} input{plural} got no answer (the first: {first})")

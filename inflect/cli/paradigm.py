@@ -9,18 +9,20 @@ from inflect import defaults
 from inflect.cli.options import (
     beam_option,
     device_option,
+    lexicon_option,
     max_forms_option,
     models_dir_option,
+    one_language,
     setting_option,
     threads_option,
 )
 from inflect.cli.output import output_format, stream_records
-from inflect.cli.resolve import check_outputs, check_setting, set_threads
+from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
 
 
 @click.command("paradigm")
 @click.argument("lemma", required=False)
-@click.option("--lang", default=None,
+@click.option("--lang", default=None, callback=one_language,
               help="Language: any name or code (finnish, fi, fin). Needed without --model; with "
                    "--model, optional when the model knows one language.")
 @click.option("--pos", default=None,
@@ -56,14 +58,22 @@ from inflect.cli.resolve import check_outputs, check_setting, set_threads
                    "page, written to --out.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="With --format html: the page to write.")
+@lexicon_option
+@click.option("--no-lexicon", is_flag=True, default=False,
+              help="The model alone in every cell: no attested forms (as inflect predict's).")
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
 def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, support, fold_below,
-                     out_format, out_path, device, setting, threads, models_dir):
+                     out_format, out_path, lexicon_files, no_lexicon, device, setting, threads,
+                     models_dir):
     """Every cell of LEMMA's paradigm at once: the tag bundles the language's training data
     attest for its part of speech, each with its forms, their probabilities and a certificate.
+
+    As in inflect predict, each cell lists first the forms the lexicons attest (your --lexicon
+    files, the field dictionaries, UniMorph, the shared-task data), marked with their source,
+    then the model's; --no-lexicon shows the model alone.
 
     Example: inflect paradigm --lang finnish talo --pos N (a case x number grid). Many lemmas:
     inflect paradigm --lang spanish --pos V --input verbs.txt --format jsonl.
@@ -94,18 +104,16 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
     from inflect.inference.predictor import InputError, load_predictor
     from inflect.inference.registry import NoDefaultModelError
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.paradigm import (
-        PARADIGM_TSV_COLUMNS,
-        paradigm_jsonl,
-        paradigm_table,
-        paradigm_tsv,
-    )
+    from inflect.render.jsonl import paradigm_jsonl
+    from inflect.render.paradigm import PARADIGM_TSV_COLUMNS, paradigm_table, paradigm_tsv
 
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each paradigm instead
     try:
+        lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting, beam_size=beam, max_forms=max_forms,
-                                   support=support, chunk_size=defaults.PARADIGM_CHUNK_SIZE)
+                                   support=support, chunk_size=defaults.PARADIGM_CHUNK_SIZE,
+                                   lexicons=lexicons)
         paradigms = Paradigms(predictor, setting=setting)
         if input_path is None:
             requests = iter([ParadigmRequest(lemma, pos, lang)])
@@ -129,15 +137,33 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
 
 def _write_page(found, out_path: str, fold_below: float, errors: tuple) -> None:
     """Make every paradigm of ``found`` (their warnings to stderr), then write them as one HTML
-    page to ``out_path`` and say so on stderr; one of ``errors`` raised, or a failed write, is a
-    one-line error."""
+    page to ``out_path`` and say so on stderr. One of ``errors`` raised (a bad ``--input``
+    line) or Ctrl-C stops the making, as in the other formats: the page is written with the
+    paradigms made before it, then the error is a one-line error (exit status 1) and Ctrl-C an
+    interruption (130); a failed write is a one-line error."""
+    made, failure, interrupted = [], None, False
+    try:
+        for paradigm in found:
+            made.append(paradigm)
+    except errors as exc:
+        failure = exc
+    except KeyboardInterrupt:
+        interrupted = True
+    if made:
+        _save_page(made, out_path, fold_below)
+    if interrupted:
+        raise KeyboardInterrupt
+    if failure is not None:
+        kept = f" (the page {out_path} holds the {len(made)} paradigm(s) made before it)" if made \
+            else " (no page written)"
+        raise click.ClickException(f"{failure}{kept}")
+
+
+def _save_page(made: list, out_path: str, fold_below: float) -> None:
+    """Write ``made`` (paradigms) as one HTML page to ``out_path``, their warnings to stderr."""
     from inflect.io.outputs import write_outputs
     from inflect.render.paradigm_html import paradigm_page
 
-    try:
-        made = list(found)
-    except errors as exc:
-        raise click.ClickException(str(exc)) from None
     for p in made:
         for note in p.warnings:
             click.echo(f"warning: {p.where + ': ' if p.where else ''}{note}", err=True)

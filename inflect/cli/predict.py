@@ -12,18 +12,25 @@ from inflect.cli.options import (
     lexicon_option,
     max_forms_option,
     models_dir_option,
+    one_language,
     setting_option,
     strict_option,
     threads_option,
 )
 from inflect.cli.output import output_format, stream_records
-from inflect.cli.resolve import check_setting, chosen_lexicons, input_idle, set_threads
+from inflect.cli.resolve import (
+    check_setting,
+    chosen_lexicons,
+    input_idle,
+    lexicon_report,
+    set_threads,
+)
 
 
 @click.command("predict")
 @click.argument("lemma", required=False)
 @click.argument("tags", required=False)
-@click.option("--lang", default=None,
+@click.option("--lang", default=None, callback=one_language,
               help="Language: any name or code (german, de, deu). Needed without --model; with "
                    "--model, optional when the model knows one language.")
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
@@ -59,8 +66,8 @@ from inflect.cli.resolve import check_setting, chosen_lexicons, input_idle, set_
                    "or 2018 (lemma, first form, tags: for inflect evaluate).")
 @lexicon_option
 @click.option("--no-lexicon", is_flag=True, default=False,
-              help="Ask the model alone: no attested forms (neither --lexicon's nor the shipped "
-                   "lexicon of the shared-task data, which is consulted by default).")
+              help="Ask the model alone: no attested forms (neither --lexicon's nor those of the "
+                   "field dictionaries, UniMorph and the shipped lexicon, consulted by default).")
 @strict_option
 @device_option
 @setting_option
@@ -72,9 +79,11 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
-    Attested forms first: a form written in a lexicon (--lexicon FILE, then the shipped lexicon
-    of the shared-task data) is listed first, marked attested with its source, and the model's
-    own forms follow; --no-lexicon asks the model alone.
+    Attested forms first: the forms written in a lexicon (--lexicon FILE, then the field
+    dictionaries installed, the UniMorph languages fetched, the shipped lexicon of the
+    shared-task data: inflect lexicon list) are listed first, each marked attested with its
+    source, and the model's own forms follow; --no-lexicon asks the model alone. With --input
+    (or a pipe), stderr says at the end how many inputs each lexicon answered.
 
     Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
@@ -104,13 +113,9 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     from inflect.inference.registry import NoDefaultModelError
     from inflect.lexicon import LexiconError
     from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.render.jsonl import prediction_jsonl
     from inflect.render.tables import prediction_table
-    from inflect.render.tsv import (
-        PREDICTION_TSV_COLUMNS,
-        prediction_2018,
-        prediction_jsonl,
-        prediction_tsv,
-    )
+    from inflect.render.tsv import PREDICTION_TSV_COLUMNS, prediction_2018, prediction_tsv
 
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     try:
@@ -130,7 +135,11 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         raise click.ClickException(str(exc)) from None
 
     renderers = {"tsv": prediction_tsv, "jsonl": prediction_jsonl, "2018": prediction_2018}
-    stream_records(predictor.stream(queries, idle=input_idle(input_path)), fmt, renderers,
-                   prediction_table,
-                   (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
-                   PREDICTION_TSV_COLUMNS)
+    try:
+        stream_records(predictor.stream(queries, idle=input_idle(input_path)), fmt, renderers,
+                       prediction_table,
+                       (InputError, NoDefaultModelError, LexiconError, ValueError, OSError),
+                       PREDICTION_TSV_COLUMNS)
+    finally:
+        if input_path is not None and lexicons and lexicons.asked:
+            click.echo(lexicon_report(lexicons), err=True)

@@ -82,24 +82,63 @@ def models_or_shipped(models: tuple[str, ...], languages: tuple[str, ...],
     return tuple(str(m) for m in next(iter(chosen.values())).members)
 
 
+#: The names evaluate's and report's ``--lexicon`` take besides files.
+NAMED_LEXICONS = ("shipped", "unimorph", "dictionaries")
+
+
 def given_lexicons(lexicon_files: tuple[str, ...], languages: tuple[str, ...]):
-    """The lexicons of evaluate's / report's ``--lexicon FILE|shipped`` (None when not given:
-    the model alone)."""
+    """The lexicons of evaluate's / report's ``--lexicon FILE|shipped|unimorph|dictionaries``
+    (None when not given: the model alone)."""
     if not lexicon_files:
         return None
-    files = tuple(f for f in lexicon_files if f != "shipped")
+    files = tuple(f for f in lexicon_files if f not in NAMED_LEXICONS)
     for path in files:
         if not os.path.isfile(path):
-            raise click.BadParameter(f"{path}: no such file (or 'shipped')",
+            raise click.BadParameter(f"{path}: no such file (or one of {', '.join(NAMED_LEXICONS)})",
                                      param_hint="--lexicon")
     return chosen_lexicons(files, False, languages[0] if len(languages) == 1 else None,
-                           shipped="shipped" in lexicon_files)
+                           shipped="shipped" in lexicon_files,
+                           unimorph="unimorph" in lexicon_files,
+                           dictionaries="dictionaries" in lexicon_files)
+
+
+def lexicon_report(lexicons) -> str:
+    """One line: how many inputs the lexicons answered first, from which (an
+    :class:`inflect.lexicon.Lexicons` after its lookups), and how many the model alone."""
+    answered = sum(lexicons.answered.values())
+    each = ", ".join(f"{name} {count:,}" for name, count in lexicons.answered.most_common())
+    return (f"lexicons: {answered:,} of {lexicons.asked:,} inputs answered with an attested form"
+            f" first{f' ({each})' if each else ''}; {lexicons.asked - answered:,} by the model "
+            "alone (--no-lexicon: the model for every input)")
+
+
+def _lexicon_notes(user) -> None:
+    """On stderr, once each: the notes of the user's lexicon files (a file read as --lang's
+    language), and each UniMorph feature a file uses that its language's training data never
+    do (``INST`` where the data write ``INS``: its lines are never matched), with the feature
+    the data use that is closest (:mod:`inflect.corpora.bundles`)."""
+    from inflect.corpora.bundles import language_bundles
+
+    for note in getattr(user, "notes", ()):
+        click.echo(f"warning: {note}", err=True)
+    for language, used in getattr(user, "features", {}).items():
+        known = language_bundles(language)
+        if known is None:
+            continue
+        for feature, where in used.items():
+            if feature in known.features:
+                continue
+            hint = known.feature_hint(feature)
+            click.echo(f"warning: {where}: UniMorph feature {feature!r} is not used by "
+                       f"{language}'s training data, so the lines with it never match an input"
+                       + (f" (did you mean {hint!r}?)" if hint else ""), err=True)
 
 
 def chosen_lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None,
-                    shipped: bool = True):
-    """The lexicons of --lexicon / --no-lexicon (the user's files, then the shipped store);
-    a lexicon of another language than --lang is named on stderr (it is not consulted)."""
+                    shipped: bool = True, unimorph: bool = True, dictionaries: bool = True):
+    """The lexicons of --lexicon / --no-lexicon (the user's files, then the field dictionaries,
+    UniMorph and the shipped store, each where asked); a lexicon of another language than
+    --lang is named on stderr (it is not consulted)."""
     from inflect.lexicon import load_lexicons
 
     if no_lexicon:
@@ -108,7 +147,10 @@ def chosen_lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str 
         if lexicon_files and given:  # INFLECT_LEXICON alone: --no-lexicon overrides it
             raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
         return None
-    found = load_lexicons(lexicon_files, shipped=shipped, language=lang)
+    found = load_lexicons(lexicon_files, shipped=shipped, language=lang, unimorph=unimorph,
+                          dictionaries=dictionaries)
+    if lexicon_files:
+        _lexicon_notes(found.layers[0])
     if lang and lexicon_files:
         from inflect.text.languages import resolve
 

@@ -3,12 +3,20 @@ language, several at a time, restartable)."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from inflect import defaults
 from inflect.cli.options import FiniteFloat, device_option, threads_option
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
+from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
+from inflect.training.config import PRESETS, TrainConfig
 
 #: `inflect train` options that set a config field: option name -> field.
 _TRAIN_CONFIG_OPTIONS = {
@@ -16,7 +24,8 @@ _TRAIN_CONFIG_OPTIONS = {
     "score": "attention_score", "learn_alpha": "learn_attention_alpha", "seed": "seed",
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
     "language_temperature": "language_temperature", "emb_dim": "emb_dim",
-    "hidden_dim": "hidden_dim", "layers": "layers",
+    "hidden_dim": "hidden_dim", "layers": "layers", "hallucinate": "hallucinate",
+    "encoder": "encoder",
 }
 
 #: ``--data-dir`` of train and queue (the other commands':
@@ -26,6 +35,45 @@ _run_data_dir_option = click.option(
     help="Folder with the shared-task files (default: $INFLECT_DATA_DIR or the cache).")
 
 
+def _default(field: str) -> Any:
+    """A config field's default (:class:`~inflect.nn.config.ModelConfig`'s or
+    :class:`~inflect.training.config.TrainConfig`'s): the paper's value."""
+    for config_class in (ModelConfig, TrainConfig):
+        for f in dataclasses.fields(config_class):
+            if f.name == field:
+                return f.default
+    raise KeyError(field)
+
+
+def _by_preset(field: str, fmt: Callable[[Any], str] = str) -> str:
+    """Each preset's value of ``field``, as ``paper 30, cpu-small 150, ...`` (from
+    :data:`~inflect.training.config.PRESETS`, the field's default where a preset leaves it)."""
+    return ", ".join(f"{name} {fmt(values.get(field, _default(field)))}"
+                     for name, values in PRESETS.items())
+
+
+def _mappings() -> str:
+    """The registered mapping names (:func:`inflect.sparse.mapping_names`), and α."""
+    from inflect.sparse import mapping_names
+
+    return ", ".join(mapping_names()) + " or a number (alpha >= 1)"
+
+
+class _ReadHelp(click.Option):
+    """An option whose help is written when it is shown, by ``make_help()``, from where its
+    values live (the presets, the configs' defaults, the registered mappings): nothing is
+    restated here, and what only the help needs (the mappings: torch) is not imported at start.
+    """
+
+    def __init__(self, *args: Any, make_help: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.make_help = make_help
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.make_help()
+        return super().get_help_record(ctx)
+
+
 @click.command("train")
 @click.option("--lang", "lang", default=None,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
@@ -33,48 +81,67 @@ _run_data_dir_option = click.option(
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
               help="Training-data size of CoNLL-SIGMORPHON 2018 task 1 (default: high; with "
                    "--resume: the run's).")
-@click.option("--attention", default="entmax15", show_default=True,
-              help="Attention mapping: softmax, sparsemax, entmax15, entmax:<alpha> or alpha.")
-@click.option("--output", "output_mapping", default="entmax15", show_default=True,
+@click.option("--attention", default=_default("attention_mapping"), show_default=True,
+              cls=_ReadHelp, make_help=lambda: f"Attention mapping: {_mappings()}.")
+@click.option("--output", "output_mapping", default=_default("output_mapping"),
+              show_default=True,
               help="Output mapping (trained with its Fenchel-Young loss); same choices.")
-@click.option("--score", type=click.Choice(["general", "dot", "mlp"]), default=None,
-              help="Attention score function (default: general).")
+@click.option("--score", type=click.Choice(ATTENTION_SCORES), default=None,
+              help=f"Attention score function (default: {_default('attention_score')}).")
+@click.option("--encoder", type=click.Choice(ENCODERS), default=None,
+              help=f"The encoder: {', '.join(ENCODERS)} (default: {_default('encoder')}, the "
+                   "paper's BiLSTM).")
 @click.option("--learn-alpha", is_flag=True, default=False,
               help="Learn the attention alpha (starting from --attention's).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(0, defaults.MAX_SEED), default=_default("seed"),
+              show_default=True,
+              help=f"Random seed of the weights, the batches and dropout (0 to "
+                   f"{defaults.MAX_SEED}).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
-@click.option("--preset", default=None,
-              help="Named hyperparameters (paper, cpu-small, cpu-small-plain, tiny); default: the "
-                   "paper's.")
-@click.option("--epochs", type=click.IntRange(min=1), default=None,
-              help="Maximum number of epochs (default: the preset's: paper 30, cpu-small 150, "
-                   "cpu-small-plain 40, tiny 60).")
-@click.option("--patience", type=click.IntRange(min=1), default=None,
-              help="Stop after this many epochs without better dev accuracy (default: the "
-                   "preset's: paper 10, cpu-small 25, cpu-small-plain 5, tiny 60).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None,
-              help="Training items per update (default: the preset's: paper 64, cpu-small and "
-                   "cpu-small-plain 32, tiny 16).")
-@click.option("--emb-dim", type=click.IntRange(min=1), default=None,
-              help="Size of the symbol embeddings, and of the UniMorph feature and language "
-                   "embeddings (default: the preset's; 300 in the paper, 100 for cpu-small).")
-@click.option("--hidden-dim", type=click.IntRange(min=2), default=None,
-              help="Size of the decoder state and the encoder output (even; half per direction "
-                   "of the BiLSTM; default: the preset's, 300 in the paper, 200 for cpu-small).")
-@click.option("--layers", type=click.IntRange(min=1), default=None,
-              help="LSTM layers of the encoder and of the decoder (default: the preset's: "
-                   "paper 2, the others 1).")
+@click.option("--preset", default=None, cls=_ReadHelp,
+              make_help=lambda: f"Named hyperparameters ({', '.join(PRESETS)}); default: the "
+                                "paper's.")
+@click.option("--epochs", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
+              make_help=lambda: "Maximum number of epochs (default: the preset's: "
+                                f"{_by_preset('max_epochs')}).")
+@click.option("--patience", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
+              make_help=lambda: "Stop after this many epochs without better dev accuracy "
+                                f"(default: the preset's: {_by_preset('patience')}).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
+              make_help=lambda: "Training items per update (default: the preset's: "
+                                f"{_by_preset('batch_size')}).")
+@click.option("--emb-dim", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
+              make_help=lambda: "Size of the symbol embeddings, and of the UniMorph feature and "
+                                "language embeddings (default: the preset's: "
+                                f"{_by_preset('emb_dim')}).")
+@click.option("--hidden-dim", type=click.IntRange(min=2), default=None, cls=_ReadHelp,
+              make_help=lambda: "Size of the decoder state and the encoder output (even; half "
+                                "per direction of the BiLSTM; default: the preset's: "
+                                f"{_by_preset('hidden_dim')}).")
+@click.option("--layers", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
+              make_help=lambda: "Layers of the encoder and LSTM layers of the decoder "
+                                f"(default: the preset's: {_by_preset('layers')}).")
 @click.option("--learning-rate", type=FiniteFloat(min=0, max=10, min_open=True), default=None,
-              help="Adam's initial step size, in (0, 10] (default: the preset's, 1e-3; tiny "
-                   "5e-3; halved whenever the dev loss rises).")
-@click.option("--dev-sample", type=click.IntRange(min=0), default=None,
-              help="Select the model on at most this many dev words per language (a fixed "
-                   "sample; 0 = all; default: the preset's, 100 for cpu-small-plain, else "
-                   "all).")
+              cls=_ReadHelp,
+              make_help=lambda: "Adam's initial step size, in (0, 10] (default: the preset's: "
+                                f"{_by_preset('learning_rate', '{:g}'.format)}; halved whenever "
+                                "the dev loss rises).")
+@click.option("--dev-sample", type=click.IntRange(min=0), default=None, cls=_ReadHelp,
+              make_help=lambda: "Select the model on at most this many dev words per language "
+                                "(a fixed sample; 0 = all; default: the preset's: "
+                                f"{_by_preset('dev_sample')}).")
 @click.option("--language-temperature", type=FiniteFloat(0.5, 100), default=None,
               help="Mix of languages per epoch: 1 = every item once (as given); T > 1 draws "
                    "language l in proportion to n_l^(1/T) (small languages more often).")
+@click.option("--hallucinate", type=click.IntRange(min=0, max=defaults.MAX_HALLUCINATE),
+              default=None, metavar="N", cls=_ReadHelp,
+              make_help=lambda: "Data augmentation for small training sets (Anastasopoulos & "
+                                "Neubig 2019): bring each language's training set up to N pairs "
+                                "with copies of its pairs whose stem (runs of 3+ aligned "
+                                "identical letters) has random letters of the language, made "
+                                "once from --seed (default: the preset's: "
+                                f"{_by_preset('hallucinate')}; 0: none).")
 @click.option("--checkpoint-minutes", type=FiniteFloat(min=0), default=None,
               help="Save the resumable trainer state at least this often inside an epoch "
                    f"(default {defaults.CHECKPOINT_SECONDS / 60:g}).")
@@ -93,10 +160,11 @@ _run_data_dir_option = click.option(
                    "gone). Its network and vocabularies are kept; the training options given "
                    "here (--learning-rate, --seed, --epochs, ...) replace its own.")
 @_run_data_dir_option
-def train_command(lang, setting, attention, output_mapping, score, learn_alpha, seed, out_dir,
+def train_command(lang, setting, attention, output_mapping, score, encoder, learn_alpha, seed,
+                  out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
                   learning_rate, dev_sample,
-                  language_temperature, checkpoint_minutes, precision, device, threads, resume,
+                  language_temperature, hallucinate, checkpoint_minutes, precision, device, threads, resume,
                   init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
 
@@ -123,10 +191,11 @@ def train_command(lang, setting, attention, output_mapping, score, learn_alpha, 
     set_threads(threads)
     options = dict(
         attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
-        learn_attention_alpha=learn_alpha or None, seed=seed, batch_size=batch_size,
+        learn_attention_alpha=learn_alpha or None, encoder=encoder, seed=seed,
+        batch_size=batch_size,
         learning_rate=learning_rate, dev_sample=dev_sample,
         language_temperature=language_temperature, emb_dim=emb_dim,
-        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers,
+        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers, hallucinate=hallucinate,
     )
     ctx = click.get_current_context()
     given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()
@@ -174,13 +243,16 @@ def _train(console, config, data, out_dir, **options):
     from inflect.training.progress import RichProgress
     from inflect.training.trainer import TrainingInterrupted, train
 
+    created = not os.path.exists(out_dir)
     with RichProgress(console) as progress:
         try:
             return train(config, data, out_dir, progress=progress, **options)
         except TrainingInterrupted as exc:
             console.print(str(exc), style="yellow", markup=False)
             raise SystemExit(130) from None
-        except (ValueError, FileExistsError, FileNotFoundError) as exc:
+        except (ValueError, FileExistsError, FileNotFoundError, OverflowError) as exc:
+            if created:
+                _remove_if_unused(out_dir)
             raise click.ClickException(str(exc)) from None
         except Exception as exc:
             from inflect.io.stdio import disk_full
@@ -192,6 +264,18 @@ def _train(console, config, data, out_dir, **options):
                 "before are intact: free some space, then continue the run with --resume (or "
                 "remove the folder to start anew)"
             ) from None
+
+
+def _remove_if_unused(out_dir) -> None:
+    """Remove the run folder this command created where the run failed before saving anything
+    in it (only its lock file, if that): no empty folder is left behind."""
+    import shutil
+    from pathlib import Path
+
+    folder = Path(out_dir)
+    with contextlib.suppress(OSError):
+        if folder.is_dir() and all(p.name.startswith(".") for p in folder.iterdir()):
+            shutil.rmtree(folder)
 
 
 # --- inflect queue: one model per language ------------------------------------------------------

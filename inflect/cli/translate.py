@@ -55,8 +55,9 @@ def translate_command(sentences, models, input_path, beam, max_forms, support, o
     from inflect.inference.predictor import InputError
     from inflect.inference.translator import SentenceQuery, Translator, read_sentences
     from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.render.jsonl import prediction_jsonl
     from inflect.render.tables import prediction_table
-    from inflect.render.tsv import TRANSLATION_TSV_COLUMNS, prediction_jsonl, prediction_tsv
+    from inflect.render.tsv import TRANSLATION_TSV_COLUMNS, prediction_tsv
 
     if sentences and input_path is not None:
         raise click.UsageError("give either SENTENCES or --input FILE, not both")

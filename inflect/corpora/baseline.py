@@ -82,3 +82,52 @@ def official_baseline(
     """
     found = Path(path) if path is not None else find_baseline(data_dir)
     return None if found is None else read_baseline(found)
+
+
+#: The folder of the official results: every 2018 system's test accuracy per language, a TSV
+#: file per setting (``high.tsv``, ...; a row per language, a column per system).
+RESULTS_FOLDER = "conll2018-task1-results"
+#: The 2018 winner of the high and medium settings (Makarov & Clematide 2018, UZH).
+WINNER = "uzh-01"
+
+
+def system_accuracy(setting: str, system: str = WINNER,
+                    data_dir: str | os.PathLike[str] | None = None) -> dict[str, float]:
+    """A 2018 system's test accuracy (percent) per language of ``setting``, from
+    ``conll2018-task1-results/SETTING.tsv`` inside or beside the data folder (the official
+    results sheet: a row per language, its first column the language, a column per system;
+    test figures, to put beside dev figures only as anchors).
+
+    Args:
+        setting: ``high``, ``medium`` or ``low``.
+        system: the column (default :data:`WINNER`).
+        data_dir: the data folder (default: :func:`inflect.corpora.manifests.data_dir`).
+
+    Returns:
+        language -> accuracy; ``{}`` where the file is not there.
+
+    Raises:
+        ValueError: the file has no such system, or a value that is not a number (naming the
+            file and line).
+    """
+    import pandas as pd
+
+    from inflect.corpora.manifests import data_dir as resolve
+
+    folder = resolve(data_dir)
+    for base in (folder, folder.parent):
+        path = base / RESULTS_FOLDER / f"{setting}.tsv"
+        if path.is_file():
+            break
+    else:
+        return {}
+    table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8")
+    if system not in table.columns:
+        raise ValueError(f"{path}: no column {system!r}; the systems are "
+                         f"{', '.join(table.columns[1:])}")
+    values = pd.to_numeric(table[system], errors="coerce")
+    if values.isna().any():
+        row = int(values.isna().idxmax())
+        raise ValueError(f"{path}:{row + 2}: {system} {table[system][row]!r} is not a number")
+    # the first column names the language (its header is "languages", or empty)
+    return dict(zip(table[table.columns[0]], values.astype(float), strict=True))

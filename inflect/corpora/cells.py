@@ -8,10 +8,10 @@ from ``LANGUAGE-train-SETTING`` (the tag bundles only: no lemma, no form)::
     {"format": "sparse-inflect-cells/1", "dataset": "conll2018-task1", "split": "train-high",
      "made_by": "recipes/paradigms/make_cells.py", "languages": {
     "finnish": {"ADJ": ["ADJ;ABL;PL", ...], "N": ["N;ACC;PL", ...], "V": [...]},
-    ...}}
+    ...}, "without_part_of_speech": {"navajo": ["PSS1P", ...]}}
 
-A bundle is stored once per language (as a set of UniMorph features), as the data write it most
-often, under its part of speech (:func:`inflect.text.unimorph.part_of_speech`; ``V.PTCP``, ``V.CVB``
+A bundle is stored once per language (as a multiset of UniMorph features: ``V;PRF;PRF`` and
+``V;PRF`` are two), as the data write it most often, under its part of speech (:func:`inflect.text.unimorph.part_of_speech`; ``V.PTCP``, ``V.CVB``
 and ``V.MSDR`` are parts of speech of their own, asked for together with ``V``). This module
 imports only the standard library and :mod:`inflect.text.records`, :mod:`inflect.text.unimorph`.
 """
@@ -22,7 +22,7 @@ import functools
 import gzip
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inflect.defaults import SETTINGS
@@ -60,11 +60,14 @@ class CellTable:
         path: the file read.
         languages: shared-task language name -> part of speech -> the tag bundles (as written,
             sorted by text).
+        without_part_of_speech: language -> its bundles without a part-of-speech feature
+            (Navajo's possessives ``PSS1P``, ...): no paradigm's cells, but bundles its data use.
     """
 
     setting: str
     path: Path
     languages: dict[str, dict[str, tuple[str, ...]]]
+    without_part_of_speech: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def split_name(self) -> str:
@@ -122,7 +125,12 @@ def _load(path: Path, setting: str) -> CellTable:
                 f"{path}: language {name!r} must map parts of speech to lists of tag bundles"
             )
         out[name] = {pos: tuple(v) for pos, v in table.items()}
-    return CellTable(setting, path, out)
+    apart = data.get("without_part_of_speech", {})
+    if not isinstance(apart, dict) or not all(
+        isinstance(v, list) and all(isinstance(t, str) for t in v) for v in apart.values()
+    ):
+        raise CellsError(f"{path}: 'without_part_of_speech' must map languages to tag bundles")
+    return CellTable(setting, path, out, {name: tuple(v) for name, v in apart.items()})
 
 
 def load_cells(setting: str, folder: str | os.PathLike[str] | None = None) -> CellTable:

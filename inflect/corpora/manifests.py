@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import gzip
 import hashlib
+import http.client
 import os
 import tomllib
 import urllib.error
@@ -22,16 +23,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from inflect._resources import data_path
+from inflect.corpora.cache import APP_NAME, ENV_DATA_DIR, data_dir  # noqa: F401 (re-exported)
 from inflect.defaults import SETTINGS
-from inflect.io.atomic import atomic_write, sha256_of
+from inflect.io.atomic import atomic_write, git_blob_of, sha256_of
 from inflect.io.outputs import check_output_folder, make_folders, remove_empty_folders, reporting
 from inflect.text.languages import LanguageSpec, UnknownLanguageError, resolve
 
-APP_NAME = "sparse-inflect"
-ENV_DATA_DIR = "INFLECT_DATA_DIR"
 CONLL2018 = "conll2018-task1"
 SPLITS: tuple[str, ...] = ("train-high", "train-medium", "train-low", "dev", "covered-test")
 
@@ -43,7 +41,8 @@ _HOW_TO_POINT = (
 
 
 class ChecksumError(OSError):
-    """A downloaded (or present) file does not have the SHA-256 its manifest gives."""
+    """A downloaded (or present) file does not have the SHA-256 (or git blob id) its manifest
+    gives."""
 
 
 class FetchError(OSError):
@@ -56,30 +55,45 @@ class ManifestFile:
 
     Attributes:
         path: where it goes, relative to the data folder (``conll2018-task1/german-dev``).
-        sha256: SHA-256 of the file as installed (after decompression), 64 hex digits.
-        size: its size in bytes as installed.
+        sha256: SHA-256 of the file as installed (after decompression), 64 hex digits; None
+            where ``git_blob`` pins the file instead.
+        size: its size in bytes as installed (None where the manifest does not give it).
         url: where to download it.
         upstream: its path in the upstream repository.
         compression: ``"gzip"`` when the download must be decompressed, else None.
         language: the language (shared-task name or ISO code), if the dataset has several.
         split: ``train-high``, ``dev``, ``train``, ``val``...
         records: number of examples (lines with data) in the file.
+        git_blob: the file's git blob id (40 hex digits, :func:`inflect.io.atomic.git_blob_of`),
+            as its repository's tree lists it: the checksum where ``sha256`` is None.
+        commit: the upstream commit the file is pinned to, where the manifest gives one.
     """
 
     path: str
-    sha256: str
-    size: int
+    sha256: str | None
+    size: int | None
     url: str
     upstream: str
     compression: str | None = None
     language: str | None = None
     split: str | None = None
     records: int | None = None
+    git_blob: str | None = None
+    commit: str | None = None
 
     @property
     def name(self) -> str:
         """The file name (last part of :attr:`path`)."""
         return Path(self.path).name
+
+    @property
+    def checksum(self) -> str:
+        """The checksum the file must have: its git blob id where pinned so, else its SHA-256."""
+        return self.git_blob or self.sha256 or ""
+
+    def checksum_of(self, path: str | os.PathLike[str]) -> str:
+        """The checksum of the file at ``path``, of the kind :attr:`checksum` is."""
+        return git_blob_of(path) if self.git_blob else sha256_of(path)
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,9 @@ class Manifest:
         licence_note: the licence in a sentence, with its source.
         citation: the reference to cite.
         files: every file, in manifest order.
+        offline_hint: what to do where a file cannot be downloaded (the end of a
+            :class:`FetchError`'s message); the manifest's ``offline_hint``, else the data
+            folder's.
     """
 
     name: str
@@ -103,6 +120,10 @@ class Manifest:
     licence_note: str
     citation: str
     files: tuple[ManifestFile, ...]
+    offline_hint: str = (
+        "If you have a local copy of the data, point --data-dir or the environment variable "
+        "INFLECT_DATA_DIR at it instead of fetching"
+    )
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Manifest:
@@ -121,21 +142,21 @@ class Manifest:
             template = doc.get("url_template", "{upstream}")
             files = []
             for i, entry in enumerate(doc["files"]):
-                sha = entry["sha256"]
-                if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-                    raise ValueError(f"files[{i}]: sha256 is not 64 lowercase hex digits ({sha!r})")
+                sha, blob = _checksums(i, entry)
                 upstream = entry["upstream"]
                 files.append(
                     ManifestFile(
                         path=entry["path"],
                         sha256=sha,
-                        size=int(entry["size"]),
+                        size=int(entry["size"]) if "size" in entry else None,
                         url=entry.get("url") or template.format(upstream=upstream),
                         upstream=upstream,
                         compression=entry.get("compression", doc.get("compression")),
                         language=entry.get("language"),
                         split=entry.get("split"),
                         records=entry.get("records"),
+                        git_blob=blob,
+                        commit=entry.get("commit"),
                     )
                 )
             return cls(
@@ -146,6 +167,7 @@ class Manifest:
                 licence_note=doc.get("licence_note", ""),
                 citation=doc.get("citation", ""),
                 files=tuple(files),
+                **({"offline_hint": doc["offline_hint"]} if "offline_hint" in doc else {}),
             )
         except KeyError as exc:
             raise ValueError(f"{path}: missing key {exc.args[0]!r}") from None
@@ -184,6 +206,20 @@ class Manifest:
         return [f for f in self.files if f.language in wanted]
 
 
+def _checksums(i: int, entry: dict) -> tuple[str | None, str | None]:
+    """``(sha256, git_blob)`` of ``files[i]``: at least one, each lowercase hex of its length
+    (64, 40), else a ValueError."""
+    sha, blob = entry.get("sha256"), entry.get("git_blob")
+    if sha is None and blob is None:
+        raise KeyError("sha256")  # or git_blob
+    for key, value, length in (("sha256", sha, 64), ("git_blob", blob, 40)):
+        if value is not None and (
+            len(value) != length or any(c not in "0123456789abcdef" for c in value)
+        ):
+            raise ValueError(f"files[{i}]: {key} is not {length} lowercase hex digits ({value!r})")
+    return sha, blob
+
+
 def manifest_names() -> list[str]:
     """Names of the shipped manifests, sorted."""
     return sorted(p.stem for p in data_path("datasets").glob("*.toml"))
@@ -203,17 +239,6 @@ def load_manifest(name: str | os.PathLike[str]) -> Manifest:
     if not path.is_file():
         raise ValueError(f"unknown dataset {str(name)!r}; known: {', '.join(manifest_names())}")
     return Manifest.from_toml(path)
-
-
-def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """The data folder: ``override`` if given, else ``$INFLECT_DATA_DIR``, else the platform's
-    user cache folder for ``sparse-inflect`` (e.g. ``~/.cache/sparse-inflect`` on Linux)."""
-    if override is not None and str(override) != "":
-        return Path(override).expanduser()
-    env = os.environ.get(ENV_DATA_DIR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(APP_NAME))
 
 
 _data_dir_of = data_dir  # for functions whose `data_dir` parameter shadows the function
@@ -326,12 +351,14 @@ def _download(
     report: Callable[[int, int | None], None],
     timeout: float,
     created: list[Path],
+    offline_hint: str = Manifest.offline_hint,
 ) -> None:
     """Download ``entry`` to a temporary file beside ``target``, verify, rename into place
     (:func:`inflect.io.atomic.atomic_write`).
 
     The connection is opened before any folder is created; folders created are appended to
-    ``created`` (the caller removes them again if the fetch fails).
+    ``created`` (the caller removes them again if the fetch fails). A connection that ends
+    before the ``Content-Length`` the server gave is a :class:`FetchError` (interrupted).
     """
     try:
         response = urllib.request.urlopen(entry.url, timeout=timeout)
@@ -341,8 +368,7 @@ def _download(
         reason = getattr(exc, "reason", exc)
         raise FetchError(
             f"could not download {entry.url}: {reason}. You seem to be offline or the host "
-            f"is unreachable. If you have a local copy of the data, point --data-dir or the "
-            f"environment variable INFLECT_DATA_DIR at it instead of fetching"
+            f"is unreachable. {offline_hint}"
         ) from None
 
     def write(temp: Path) -> None:
@@ -355,16 +381,22 @@ def _download(
             while True:
                 try:
                     block = source.read(1 << 16)
-                except (OSError, EOFError) as exc:
-                    raise FetchError(f"download of {entry.url} failed: {exc}") from None
+                except (OSError, EOFError, http.client.HTTPException) as exc:
+                    raise FetchError(f"download of {entry.url} failed: {exc!r}") from None
                 if not block:
                     break
                 digest.update(block)
                 out.write(block)
-        actual = digest.hexdigest()
-        if actual != entry.sha256:
+        if total is not None and counted.done < total:
+            raise FetchError(
+                f"download of {entry.url} was interrupted after {counted.done:,} of {total:,} "
+                "bytes; nothing was installed: fetch again"
+            )
+        actual = entry.checksum_of(temp) if entry.git_blob else digest.hexdigest()
+        if actual != entry.checksum:
+            kind = "git blob id" if entry.git_blob else "SHA-256"
             raise ChecksumError(
-                f"checksum mismatch for {entry.url}: expected SHA-256 {entry.sha256}, got "
+                f"checksum mismatch for {entry.url}: expected {kind} {entry.checksum}, got "
                 f"{actual}; the file was not installed (upstream changed or the download was "
                 f"corrupted)"
             )
@@ -383,6 +415,8 @@ class _CountingReader:
         self._report = report
         self._total = total
         self._done = 0
+
+    done = property(lambda self: self._done, doc="Bytes read so far.")
 
     def read(self, size: int = -1) -> bytes:
         block = self._raw.read(size)
@@ -439,8 +473,8 @@ def fetch(
                     progress(FetchProgress(entry, index, len(files), done, total, status))  # noqa: B023
 
             existing = locate_file(entry, folder)
-            found = sha256_of(existing) if existing is not None else None
-            if found == entry.sha256:
+            found = entry.checksum_of(existing) if existing is not None else None
+            if found == entry.checksum:
                 present.append(existing)
                 emit("present", entry.size, entry.size)
                 continue
@@ -450,14 +484,15 @@ def fetch(
             try:
                 _download(
                     entry, target, lambda done, total: emit("progress", done, total), timeout,
-                    created,
+                    created, manifest.offline_hint,
                 )
             except FetchError as exc:
                 if found is None:
                     raise
                 raise FetchError(
-                    f"{existing} is there but fails its SHA-256 check (the manifest has "
-                    f"{entry.sha256}, the file {found}: edited, truncated or another version), "
+                    f"{existing} is there but fails its "
+                    f"{'git blob id' if entry.git_blob else 'SHA-256'} check (the manifest has "
+                    f"{entry.checksum}, the file {found}: edited, truncated or another version), "
                     f"and downloading it again failed: {exc}"
                 ) from None
             downloaded.append(target)
@@ -490,7 +525,7 @@ def verify(
         if path is None:
             states.append(FileState(entry, None, "missing"))
         else:
-            ok = sha256_of(path) == entry.sha256
+            ok = entry.checksum_of(path) == entry.checksum
             states.append(FileState(entry, path, "ok" if ok else "mismatch"))
     return states
 

@@ -126,11 +126,14 @@ class Certificate(enum.Enum):
 
     @property
     def description(self) -> str:
-        """The certificate in words, for reports."""
+        """The certificate in words, for reports: a statement about the search over the model's
+        distribution, never about the language (a certified form can be wrong)."""
         return {
-            "full_support": "exact: the list is every form of nonzero probability",
-            "mode_only": "exact: the first form is the most probable one (list may be incomplete)",
-            "none": "not certified: a more probable form may have been pruned",
+            "full_support": "search exact: these are all the forms the model gives any "
+                            "probability",
+            "mode_only": "search exact for the first form: it is the model's most probable "
+                         "(the list may be incomplete)",
+            "none": "search not certified: the model may give a form not listed more probability",
         }[self.value]
 
     @property

@@ -13,8 +13,8 @@ Every cell is one query of the :class:`~inflect.inference.predictor.Predictor`, 
 :meth:`~inflect.inference.searcher.Searcher.stream`: a paradigm's cells go in one call, searched
 together as one batch (the predictor's chunk is made at least as large as the paradigm, so the
 encoder runs once per cell and the beams of every cell advance together). Whatever the predictor
-puts in its records reaches the cell: a form that carries a ``source`` (an attested form, the
-lexicon of issue #36: ``"shared-task data"`` or ``FILE:LINE``) keeps it in :attr:`CellForm.source`.
+puts in its records reaches the cell: a form that carries a ``source`` (an attested form of a
+lexicon, :mod:`inflect.lexicon`: ``"shared-task data"`` or ``FILE:LINE``) keeps it in :attr:`CellForm.source`.
 
 Python::
 
@@ -26,6 +26,7 @@ Python::
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -37,8 +38,8 @@ from inflect.decoding.protocol import Certificate
 from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
 from inflect.inference.predictor import Predictor
-from inflect.inference.queries import InputError, make_query
-from inflect.text.records import TagBundle, control_problem
+from inflect.inference.queries import InputError, clean_edges, make_query
+from inflect.text.records import BOM, TagBundle, control_problem
 from inflect.text.unimorph import ordered_features
 
 __all__ = [
@@ -175,17 +176,34 @@ class Paradigm:
         return None if self.source is None else f"{self.source}:{self.line}"
 
     def cell(self, tags: str | TagBundle) -> Cell:
-        """The cell of a tag bundle (order-free: ``"N;SG;IN+ESS"`` finds ``N;IN+ESS;SG``).
+        """The cell of a tag bundle (order-free: ``"N;SG;IN+ESS"`` finds ``N;IN+ESS;SG``; a
+        multiset: ``V;PRF;PRF`` is not ``V;PRF``). A bundle the language's training data do not
+        attest (Finnish ``N;COM;SG``) is an empty cell, as the grid shows it: no forms, no
+        certificate (:attr:`Certificate.NONE`), placed by its features, with a note.
 
         Raises:
-            KeyError: the paradigm has no such cell.
+            DataFormatError: ``tags`` is not a tag bundle.
         """
         bundle = tags if isinstance(tags, TagBundle) else TagBundle.parse(tags)
-        wanted = bundle.features
+        wanted = bundle.multiset
         for c in self.cells:
-            if frozenset(c.features) == wanted:
+            if tuple(sorted(c.features)) == wanted:
                 return c
-        raise KeyError(f"{self.language} {self.part_of_speech} has no cell {bundle.text}")
+        from inflect.text.unimorph import by_dimension
+
+        grouped = by_dimension(wanted)
+        return Cell(
+            tags=bundle.text,
+            features=ordered_features(wanted),
+            block=tuple(f for d in self.block_dimensions for f in grouped.get(d, ())),
+            row=";".join(grouped.get(self.row_dimension, ())) if self.row_dimension else "",
+            column=";".join(grouped.get(self.column_dimension, ()))
+            if self.column_dimension else "",
+            forms=(),
+            certificate=Certificate.NONE,
+            warnings=(f"{bundle.text}: an empty cell: {self.cells_from} does not attest it "
+                      f"for {self.language} {self.part_of_speech}, so no form was asked",),
+        )
 
     @property
     def uncertain(self) -> tuple[Cell, ...]:
@@ -240,6 +258,8 @@ def read_requests(
                     number,
                 ) from None
             text = text.removesuffix("\n").removesuffix("\r")
+            if number == 1:
+                text = text.removeprefix(BOM)  # a byte order mark is no part of the lemma
             if not text.strip():
                 if on_blank is not None:
                     on_blank(source, number)
@@ -371,6 +391,7 @@ class Paradigms:
 
     def _one(self, request: ParadigmRequest, language: str | None, pos: str | None) -> Paradigm:
         src, line = request.source, request.line
+        request = dataclasses.replace(request, lemma=clean_edges(request.lemma))
         try:
             codec = self.predictor.codec(language)
         except InputError as exc:
@@ -394,7 +415,7 @@ class Paradigms:
                 f"{', ...' if len(unknown) > 5 else ''})"
             )
             bundles = [b for b in bundles if b.features <= known]
-        placed = layout([b.features for b in bundles])
+        placed = layout([b.multiset for b in bundles])
         bundles = [bundles[i] for i in placed.order]
         places = [placed.places[i] for i in placed.order]
         queries = [make_query(request.lemma, b, name) for b in bundles]
@@ -428,7 +449,7 @@ def _cell(bundle: TagBundle, place: tuple[tuple[str, ...], str, str], pred: Pred
     block, row, column = place
     return Cell(
         tags=bundle.text,
-        features=ordered_features(bundle.features),
+        features=ordered_features(bundle.multiset),
         block=block,
         row=row,
         column=column,

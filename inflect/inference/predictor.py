@@ -24,6 +24,7 @@ shipped default model of the language is used (:mod:`inflect.inference.registry`
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -239,8 +240,8 @@ class Predictor(Searcher):
         symbols = codec.encode(query.lemma)
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
+        query, notes = self._checked_bundle(query, codec.spec.name)
         unknown = sorted(f for f in query.tags.features if f not in self.features)
-        notes: list[str] = []
         if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
@@ -267,6 +268,32 @@ class Predictor(Searcher):
             query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes,
             tuple(unknown),
         )
+
+    def _checked_bundle(self, query: Example, language: str) -> tuple[Example, list[str]]:
+        """For a shipped model (trained on the shared task's data), the query with its tag bundle
+        checked against the bundles of ``language``'s training data
+        (:mod:`inflect.corpora.bundles`): a lowercase bundle that reads as one known bundle
+        is read so (``n;dat;pl`` -> ``N;DAT;PL``, with a note); another bundle the data never
+        use gets a note naming the nearest ones, or (``strict``) is refused.
+
+        Raises:
+            InputError: (strict) a bundle the language's data never use.
+        """
+        from inflect.corpora.bundles import language_bundles
+
+        if self.model_name is None:  # a model given by path: its data may use other bundles
+            return query, []
+        known = language_bundles(language)
+        if known is None or known.knows(query.tags):
+            return query, []
+        fixed = known.case_fixed(query.tags)
+        if fixed is not None:
+            note = f"tag bundle {query.tags.text!r} read as {fixed.text}"
+            return dataclasses.replace(query, tags=fixed), [note]
+        note = known.unknown_bundle_note(query.tags)
+        if self.strict:
+            raise InputError(note + " (--strict refuses it)", None, query.source, query.line)
+        return query, [note]
 
     def _unknown_features(self, unknown: Sequence[str]) -> list[str]:
         """One note per UniMorph feature unseen in training: the model reads it as the unknown

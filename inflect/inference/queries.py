@@ -30,7 +30,7 @@ from inflect.text.records import (
     quoted,
 )
 
-__all__ = ["InputError", "Prepared", "make_query", "read_queries", "strip_lemma"]
+__all__ = ["InputError", "Prepared", "clean_edges", "make_query", "read_queries", "strip_lemma"]
 
 
 class InputError(ValueError):
@@ -124,25 +124,47 @@ def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -
     return Example(lemma=strip_lemma(lemma), tags=tags, form=None, language=language or "")
 
 
+def _edge(ch: str) -> bool:
+    """Whitespace, or an invisible format character (Unicode category Cf: a zero-width space
+    U+200B, a direction mark U+200E/U+200F, a byte order mark U+FEFF, ...)."""
+    import unicodedata
+
+    return ch.isspace() or unicodedata.category(ch) == "Cf"
+
+
+def clean_edges(text: str) -> str:
+    """``text`` without whitespace and invisible format characters at its ends (``"\u200bHaus "``
+    -> ``"Haus"``); inside it both are kept (``wandert aus``; a zero-width non-joiner inside a
+    Persian word). No lemma or form of the shared task's data starts or ends with either."""
+    start, end = 0, len(text)
+    while start < end and _edge(text[start]):
+        start += 1
+    while end > start and _edge(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
 def strip_lemma(lemma: str) -> str:
-    """The lemma of a query without surrounding whitespace (``" Haus "`` -> ``"Haus"``): a
-    space typed around a lemma is no part of it (spaces inside, ``wandert aus``, are kept).
+    """The lemma of a query without surrounding whitespace and invisible format characters
+    (:func:`clean_edges`: ``" Haus "`` and ``"\u200fHaus"`` -> ``"Haus"``): a space, a direction
+    mark or a byte order mark typed or pasted around a lemma is no part of it (the model would
+    read it as an unknown symbol and copy a neighbour: ``HHaus``).
 
     Raises:
-        InputError: nothing is left (the lemma is empty or only whitespace).
+        InputError: nothing is left (the lemma is empty, only whitespace or invisible).
     """
-    stripped = lemma.strip()
+    stripped = clean_edges(lemma)
     if not stripped:
         raise InputError("empty lemma", lemma)
     return stripped
 
 
 def _stripped(examples: Iterator[Example | DataFormatError]) -> Iterator[Example | DataFormatError]:
-    """The queries of an input file with their lemmas stripped (:func:`strip_lemma`); the tag
+    """The queries of an input file with their lemmas stripped (:func:`clean_edges`); the tag
     bundle's surrounding whitespace is already removed by its parser."""
     for example in examples:
-        if isinstance(example, Example) and example.lemma != example.lemma.strip():
-            example = dataclasses.replace(example, lemma=example.lemma.strip())
+        if isinstance(example, Example) and example.lemma != clean_edges(example.lemma):
+            example = dataclasses.replace(example, lemma=clean_edges(example.lemma))
         yield example
 
 

@@ -53,7 +53,7 @@ MODELS_ENV = "INFLECT_MODELS_DIR"
 REGISTRY_FILE = "registry.toml"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent / "models"
-_KEYS = {"members", "setting", "data", "commands", "description",
+_KEYS = {"members", "setting", "data", "commands", "description", "method",
          "start_commands", "start_note"}
 
 
@@ -77,6 +77,9 @@ class ShippedModel:
         data: the training and selection data, in words.
         commands: the commands that trained the members.
         description: free text.
+        method: how the members were made, in words (``from scratch``, ``warm start``,
+            ``ensemble of 2: from scratch; from scratch, hallucinated pairs to 5,000 a
+            language``), or ``""`` (not recorded).
         name: the model's name in the registry.
         start_commands: where members were warm-started (``--init-from``) from another run:
             the commands that made that start, to run before :attr:`commands`.
@@ -91,6 +94,7 @@ class ShippedModel:
     data: str
     commands: tuple[str, ...]
     description: str = ""
+    method: str = ""
     name: str = ""
     start_commands: tuple[str, ...] = ()
     start_note: str = ""
@@ -148,7 +152,7 @@ def _model_table(name: str, table: Any, folder: Path, where: str) -> ShippedMode
     starts = table.get("start_commands", [])
     if not isinstance(starts, list) or not all(isinstance(c, str) for c in starts):
         raise fail("start_commands must be a list of strings")
-    for key in ("setting", "data", "description", "start_note"):
+    for key in ("setting", "data", "description", "method", "start_note"):
         if not isinstance(table.get(key, ""), str):
             raise fail(f"{key} must be a string")
     setting = table.get("setting", "")
@@ -162,6 +166,7 @@ def _model_table(name: str, table: Any, folder: Path, where: str) -> ShippedMode
         data=table.get("data", ""),
         commands=tuple(commands),
         description=table.get("description", ""),
+        method=table.get("method", ""),
         name=name,
         start_commands=tuple(starts),
         start_note=table.get("start_note", ""),

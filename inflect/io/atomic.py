@@ -71,3 +71,14 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
     """SHA-256 of a file's bytes (64 lowercase hex digits)."""
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def git_blob_of(path: str | os.PathLike[str]) -> str:
+    """Git's blob id of a file (40 lowercase hex digits): SHA-1 of ``blob <size>\\0`` followed by
+    the bytes, the id a repository's tree lists for it (``git ls-tree``, ``git hash-object``)."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        digest = hashlib.sha1(f"blob {size}\0".encode(), usedforsecurity=False)
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -97,8 +97,16 @@ def stream_problem(exc: BaseException) -> str | None:
     """The one-line message for an error of a closed or broken standard stream, or of a full
     disk, else None."""
     if isinstance(exc, OSError) and disk_full(exc):
-        where = f"cannot write {exc.filename}" if exc.filename else "cannot write a file"
-        return f"{where}: the disk is full ({exc.strerror or exc}); free some space and rerun"
+        if not exc.filename:  # a write to a stream: standard output (> /dev/full, a full disk)
+            return (f"cannot write the results: the device standard output goes to is full "
+                    f"({exc.strerror or exc}); free some space, or redirect the output to "
+                    "another file")
+        return (f"cannot write {exc.filename}: the disk is full ({exc.strerror or exc}); free "
+                "some space and rerun")
+    if isinstance(exc, UnicodeEncodeError):
+        text = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
+        return (f"cannot write {text!r} in the {exc.encoding!r} encoding of the terminal or "
+                "pipe: set PYTHONIOENCODING=utf-8 (or a UTF-8 locale, e.g. LC_ALL=C.UTF-8)")
     if isinstance(exc, ClosedStreamError):
         return str(exc)
     if isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.EBADF):

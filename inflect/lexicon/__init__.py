@@ -11,8 +11,14 @@ search (the model is searched either way, so a user sees where it agrees).
 - :class:`ShippedLexicon`: the attested pairs of CoNLL–SIGMORPHON 2018 task 1 (train-high,
   train-medium, train-low and dev of each language), stored in the package as one Parquet file
   with one row group per language (:mod:`inflect.lexicon.store`), read one language at a time.
-- :class:`Lexicons`: layers asked in order; the first layer that holds a ``(language, lemma, tag
-  bundle)`` answers it alone, so a user's lexicon overrides the shipped one for its pairs.
+- Field dictionaries where their library is installed (:mod:`inflect.lexicon.field`:
+  ``pymorphy3``, ``lemminflect``, ``german-nouns``, ``verbecc``), each loaded for its language at
+  its first lookup.
+- UniMorph on demand (:mod:`inflect.lexicon.unimorph`): a language's files fetched (pinned,
+  verified by git blob id) or added by hand, indexed on disk (:mod:`inflect.lexicon.indexed`).
+- :class:`Lexicons`: layers asked in order (:func:`load_lexicons`: the user's files, the field
+  dictionaries, UniMorph, the shared-task data); every layer that holds a ``(language, lemma,
+  tag bundle)`` adds its forms, each form once, the earlier layer's first.
 
 Matching: the lemma in the language's data normalisation
 (:meth:`inflect.text.languages.LanguageSpec.normalize_input`, as the model reads it) and the tag bundle

@@ -13,20 +13,29 @@ __all__ = ["FileLexicon"]
 
 
 def file_language(path: str | os.PathLike[str], language: str | None) -> str:
-    """The language of a lexicon file: the one its name gives (``german.tsv``, ``de-words``,
-    ``german-train-high``: :func:`inflect.text.reading.language_of_file`), else ``language``.
+    """The language of a lexicon file: the one its name gives (``german.tsv``, ``de-words.tsv``,
+    ``en-GB.tsv``, ``english_verbs.tsv``, ``german-train-high``:
+    :func:`inflect.text.reading.language_of_file`), else ``language``.
 
     Raises:
         LexiconError: neither names a known language (the message says how to give one).
         UnknownLanguageError: ``language`` is not a known name.
     """
+    return _file_language(path, language)[0]
+
+
+def _file_language(path: str | os.PathLike[str], language: str | None) -> tuple[str, str | None]:
+    """:func:`file_language`, and a note where the file name gave none and ``language`` was
+    taken instead (None where the name gave it)."""
     try:
-        return language_of_file(path)
+        return language_of_file(path), None
     except ValueError:
         if language:
             from inflect.text.languages import resolve
 
-            return resolve(language).name
+            name = resolve(language).name
+            return name, (f"{path}: the file name names no language, so its forms are read as "
+                          f"{name} (--lang); name it after its language (e.g. {name}.tsv)")
     raise LexiconError(
         f"{path}: the lexicon's language is taken from the file name (german.tsv, "
         "german-train-high), and this name gives none; rename the file or give the language "
@@ -53,6 +62,10 @@ class FileLexicon:
     Attributes:
         name: the files' names, joined by ``, ``.
         size: the number of attested (input, form) pairs held.
+        notes: what a user should know about the files (a file read as ``language`` because
+            its name names none).
+        features: language -> UniMorph feature -> ``FILE:LINE`` of its first use (to check
+            the features against the language's, :mod:`inflect.corpora.bundles`).
 
     Raises:
         DataFormatError: a malformed line (``FILE:LINE: what (value)``), or a file without forms
@@ -73,10 +86,17 @@ class FileLexicon:
         self._entries: dict[tuple[str, str, TagBundle], list[Attestation]] = {}
         self._languages: set[str] = set()
         self.size = 0
+        self.notes: list[str] = []
+        self.features: dict[str, dict[str, str]] = {}
         for path in self.paths:
-            name = file_language(path, language)
+            name, note = _file_language(path, language)
+            if note is not None:
+                self.notes.append(note)
             self._languages.add(name)
+            used = self.features.setdefault(name, {})
             for example in read_inflections(path, name, fmt):
+                for feature in example.tags.features:
+                    used.setdefault(feature, f"{path}:{example.line}")
                 key = (name, lemma_key(name, example.lemma), example.tags)
                 form = lemma_key(name, example.form or "")
                 found = self._entries.setdefault(key, [])

@@ -430,12 +430,18 @@ def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     ``model.safetensors``), or a folder of members: its immediate subfolders holding a
     ``model.safetensors``, and the ``.safetensors`` model files in it, in name order.
 
+    A member that is named but cannot be read (a ``model.safetensors`` or ``.safetensors``
+    entry that is a dangling link, as git-annex or DVC leave files not yet fetched, or not a
+    readable file) is an error naming it, never a smaller ensemble.
+
     Returns:
         The member paths, in order (at least one).
 
     Raises:
-        FileNotFoundError: a path that does not exist, or a folder with no checkpoint in it or
-            in its subfolders.
+        FileNotFoundError: a path that does not exist, a folder with no checkpoint in it or
+            in its subfolders, or a member that cannot be read.
+        ValueError: a folder of ``inflect queue`` (one model per language, not an ensemble):
+            the message says how to choose one language's model.
     """
     members: list[Path] = []
     for given in paths:
@@ -445,12 +451,26 @@ def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         if path.is_file() or (path / MODEL_FILE).is_file():
             members.append(path)
             continue
-        found = sorted(
+        _unreadable(path / MODEL_FILE)
+        if (path / "queue.json").is_file():  # inflect.training.queue.QUEUE_FILE
+            runs = sorted(p.name for p in path.iterdir() if (p / MODEL_FILE).is_file())
+            example = f"{path / runs[0]}" if runs else f"{path}/LANGUAGE"
+            raise ValueError(
+                f"{path} is a queue of one model per language (inflect queue), not an ensemble: "
+                f"give one language's run folder, e.g. --model {example}"
+                + (f" (trained: {', '.join(runs)})" if runs else "")
+            )
+        entries = sorted(path.iterdir())
+        for p in entries:
+            _unreadable(p / MODEL_FILE)
+            if p.suffix == ".safetensors" and p.name != STATE_FILE and not p.is_dir():
+                _unreadable(p)
+        found = [
             p
-            for p in path.iterdir()
+            for p in entries
             if (p / MODEL_FILE).is_file()
             or (p.is_file() and p.suffix == ".safetensors" and p.name != STATE_FILE)
-        )
+        ]
         if not found:
             raise FileNotFoundError(
                 f"{path}: neither a checkpoint ({MODEL_FILE}) nor a folder of checkpoints"
@@ -459,6 +479,20 @@ def checkpoint_members(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     if not members:
         raise FileNotFoundError("no checkpoint given")
     return members
+
+
+def _unreadable(path: Path) -> None:
+    """Raise where ``path`` is there as a name but is not a readable file (a dangling link, a
+    folder, a file without read permission)."""
+    if not os.path.lexists(path):
+        return
+    if path.is_symlink() and not path.exists():
+        raise FileNotFoundError(
+            f"{path}: a link to {os.readlink(path)}, which is not there (a file not fetched yet, "
+            "e.g. `git annex get` or `dvc pull`): the ensemble would miss this member"
+        )
+    if not path.is_file() or not os.access(path, os.R_OK):
+        raise FileNotFoundError(f"{path}: not a readable checkpoint file")
 
 
 def optimizer_to_tensors(

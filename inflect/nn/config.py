@@ -9,6 +9,9 @@ A checkpoint stores the two as one flat dict (``meta["model"]["config"]``, every
 name), as every checkpoint before the split did: :meth:`ModelConfig.from_flat` reads the network's
 fields out of it and leaves the others to :mod:`inflect.training`.
 
+Importing this module does not import torch (the mappings are looked up when a config is
+checked), so the command line reads its choices and defaults from here at start.
+
 ``Config`` and ``PRESETS`` were defined here before the split; importing them from here still
 works, with a :class:`DeprecationWarning` naming :mod:`inflect.training.config`.
 """
@@ -21,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from inflect import _moved
-from inflect.sparse import get_mapping, mapping_alpha
 
 __all__ = [
     "ATTENTION_SCORES",
     "CHANGEABLE",
     "COPY_FEATURE",
+    "ENCODERS",
     "RESUME",
     "TAG_BUNDLES",
     "WARM_START",
@@ -37,6 +40,10 @@ __all__ = [
 
 #: Attention score functions of Luong et al. (2015), section 3.1.
 ATTENTION_SCORES = ("general", "dot", "mlp")
+#: The encoders (``ModelConfig.encoder``; :func:`inflect.nn.encoders.build_encoder` builds them):
+#: ``"bilstm"``, the paper's (every checkpoint written before the field), and ``"transformer"``
+#: (:mod:`inflect.nn.transformer`).
+ENCODERS = ("bilstm", "transformer")
 #: How a model reads a tag bundle (``ModelConfig.tag_bundles``): ``"multiset"`` (repeats count) or
 #: ``"set"`` (repeats dropped; checkpoints written before the field).
 TAG_BUNDLES = ("multiset", "set")
@@ -105,8 +112,8 @@ class ModelConfig:
         feature_dim: size of the tag-feature and language embeddings (the condition vector);
             ``None`` means ``emb_dim``.
         hidden_dim: size of the decoder state and of the encoder output (``hidden_dim / 2`` per
-            direction); must be even.
-        layers: LSTM layers in the encoder and in the decoder.
+            direction of the BiLSTM; the transformer's heads split it); must be even.
+        layers: layers of the encoder and LSTM layers of the decoder.
         dropout: dropout on embeddings, between LSTM layers and on the attentional hidden state
             (in training only). A warm start may change it.
         attention_score: ``"general"``, ``"dot"`` or ``"mlp"``.
@@ -129,6 +136,9 @@ class ModelConfig:
             (repeats dropped: how every checkpoint written before this field read bundles;
             :meth:`from_dict` gives ``"set"`` where the field is missing, so they answer as
             before). A warm start reads bundles as multisets; a resumed run keeps its own.
+        encoder: the encoder (:data:`ENCODERS`): ``"bilstm"`` (the paper's; every checkpoint
+            written before this field, whose config lacks it) or ``"transformer"``
+            (:mod:`inflect.nn.transformer`).
     """
 
     emb_dim: int = 300
@@ -143,6 +153,7 @@ class ModelConfig:
     copy_bias: bool = False
     max_decode_len: int | None = changeable(None, WARM_START)
     tag_bundles: str = changeable("multiset", WARM_START, RESUME)
+    encoder: str = "bilstm"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -153,13 +164,16 @@ class ModelConfig:
         Raises:
             ValueError: naming the field and the value that is wrong.
         """
+        from inflect.sparse import get_mapping  # torch: not imported by reading the fields
+
         for name in ("emb_dim", "hidden_dim", "layers"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"config {name} must be a positive integer, got {value!r}")
         if self.hidden_dim % 2:
             raise ValueError(
-                f"config hidden_dim must be even (BiLSTM halves), got {self.hidden_dim}"
+                f"config hidden_dim must be even (BiLSTM halves, transformer heads), "
+                f"got {self.hidden_dim}"
             )
         if self.feature_dim is not None and self.feature_dim < 1:
             raise ValueError(f"config feature_dim must be positive or None, got {self.feature_dim}")
@@ -181,6 +195,8 @@ class ModelConfig:
         attention_alpha = get_mapping(self.attention_mapping).alpha
         if self.learn_attention_alpha and (attention_alpha is None or attention_alpha <= 1.0):
             raise ValueError("config learn_attention_alpha needs an initial attention α > 1")
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"config encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if self.tag_bundles not in TAG_BUNDLES:
             raise ValueError(
                 f"config tag_bundles must be one of {TAG_BUNDLES}, got {self.tag_bundles!r}"
@@ -189,11 +205,15 @@ class ModelConfig:
     @property
     def attention_alpha(self) -> float:
         """The attention mapping's α (:func:`inflect.sparse.mapping_alpha`)."""
+        from inflect.sparse import mapping_alpha
+
         return mapping_alpha(self.attention_mapping)
 
     @property
     def output_alpha(self) -> float:
         """The output mapping's α (:func:`inflect.sparse.mapping_alpha`)."""
+        from inflect.sparse import mapping_alpha
+
         return mapping_alpha(self.output_mapping)
 
     def to_dict(self) -> dict[str, Any]:
@@ -204,7 +224,7 @@ class ModelConfig:
     def from_dict(cls, d: Mapping[str, Any]) -> ModelConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error. A dict without
         ``tag_bundles`` (written before the field existed) is a model that read tag bundles
-        as sets: ``tag_bundles="set"``.
+        as sets: ``tag_bundles="set"``; one without ``encoder`` is a BiLSTM (the default).
 
         Raises:
             ValueError: on an unknown key or an invalid value.

@@ -106,11 +106,13 @@ class Decoder(nn.Module):
         condition: Tensor | None = None,
         source: Tensor | None = None,
     ) -> DecoderState:
-        """The state before the first step, from the encoder's outputs for B inputs.
+        """The state before the first step, from the encoder's outputs for B inputs (any
+        encoder: the decoder reads its memory and its bridge's states, nothing of its layers).
 
         Args:
             memory: float (B, S, H) encoder outputs h̄_s.
-            h, c: float (L, B, H) the initial LSTM states (the encoder's final ones).
+            h, c: float (L, B, H) the initial LSTM states of the decoder's L layers (the
+                encoder's bridge, :meth:`inflect.nn.encoder.Encoder.bridge`).
             mask: bool (B, S), True at real source positions.
             condition: float (B, D) condition vectors, or None (D = 0).
             source: int64 (B, S) source symbol ids (needed with the copy bias).

@@ -7,7 +7,9 @@ the output layer (eq. 6) replaced by α-entmax, and the output trained with the 
 Fenchel–Young loss (Peters et al. 2019, eq. 9).
 
 * :mod:`inflect.nn.encoder`: embeddings of the source symbols with the *condition vector* (tag
-  features and language), read by a BiLSTM.
+  features and language), read by the encoder that ``ModelConfig.encoder`` names
+  (:func:`inflect.nn.encoders.build_encoder`: the paper's BiLSTM, or a transformer), whose bridge
+  gives the decoder's initial states.
 * :mod:`inflect.nn.decoder`: LSTM cells with input feeding, global attention
   (:mod:`inflect.nn.attention`), the attentional hidden state, the generator; one step
   implementation, and the fused training recurrence (:mod:`inflect.nn.recurrence`) as its
@@ -42,7 +44,7 @@ from inflect.nn.alphabets import OutputAlphabets
 from inflect.nn.batching import IGNORE_INDEX, Batch
 from inflect.nn.config import ModelConfig
 from inflect.nn.decoder import Decoder
-from inflect.nn.encoder import Encoder
+from inflect.nn.encoders import build_encoder
 from inflect.nn.lengths import OutputLengths
 from inflect.nn.state import DecoderState
 from inflect.nn.vocab import (
@@ -57,7 +59,8 @@ from inflect.sparse import get_mapping
 
 
 class Seq2Seq(nn.Module):
-    """Attentional BiLSTM-LSTM encoder-decoder with α-entmax attention and output.
+    """Attentional encoder-decoder (BiLSTM encoder by default, LSTM decoder) with α-entmax
+    attention and output.
 
     Args:
         config: the network's hyperparameters (:class:`~inflect.nn.config.ModelConfig`; a
@@ -69,7 +72,7 @@ class Seq2Seq(nn.Module):
         language_vocab: language names (no reserved symbols), or None for no language symbol.
 
     Attributes:
-        encoder: the :class:`~inflect.nn.encoder.Encoder`.
+        encoder: the :class:`~inflect.nn.encoder.Encoder` that ``config.encoder`` names.
         decoder: the :class:`~inflect.nn.decoder.Decoder`.
 
     Raises:
@@ -112,12 +115,12 @@ class Seq2Seq(nn.Module):
         #: (:mod:`inflect.nn.alphabets`); None for a checkpoint without the record or a model
         #: without languages (every symbol). Set by the trainer.
         self.output_alphabets: OutputAlphabets | None = None
-        self._alphabet_masks: tuple[OutputAlphabets, Tensor] | None = None
+        self._alphabet_masks: tuple | None = None  # (record, masks, copy-only, source ids)
         self.output_mapping = get_mapping(config.output_mapping)
         self.output_alpha = self.output_mapping.alpha
 
         # the tables in this order (it fixes their random initialisation), then the encoder's
-        # LSTM, then the decoder's layers
+        # layers, then the decoder's
         E = config.emb_dim
         D = (config.feature_dim or E) if (feature_vocab or language_vocab) else 0
         source_embedding = nn.Embedding(len(source_vocab), E, padding_idx=PAD_ID)
@@ -126,14 +129,17 @@ class Seq2Seq(nn.Module):
             nn.Embedding(len(feature_vocab), D, padding_idx=PAD_ID) if feature_vocab else None
         )
         language_embedding = nn.Embedding(len(language_vocab), D) if language_vocab else None
-        self.encoder = Encoder(config, source_embedding, feature_embedding, language_embedding)
+        self.encoder = build_encoder(config, source_embedding, feature_embedding,
+                                     language_embedding)
         self.decoder = Decoder(
             config,
             target_embedding,
             self.encoder.condition_dim,
             self._source_to_target() if config.copy_bias else None,
         )
-        layout.keep_checkpoint_names(self)
+        #: the checkpoint names of this model's weights (:func:`inflect.nn.layout.checkpoint_names`)
+        self.checkpoint_names = layout.checkpoint_names(config.encoder)
+        layout.keep_checkpoint_names(self, self.checkpoint_names)
 
     def _source_to_target(self) -> Tensor:
         """int64 (source vocabulary size,): each source symbol's target id (UNK where the target
@@ -184,12 +190,13 @@ class Seq2Seq(nn.Module):
         named = list(super().named_parameters(prefix, recurse, remove_duplicate))
         if recurse:
             start = len(prefix) + 1 if prefix else 0
-            named.sort(key=lambda item: layout.rank(item[0][start:]))  # stable
+            named.sort(key=lambda item: layout.rank(item[0][start:], self.checkpoint_names))
         return iter(named)
 
     # ----------------------------------------------------------------------- network
     def encode(self, batch: Batch) -> DecoderState:
-        """Run the encoder and build the initial decoder state.
+        """Run the encoder (its memory, and its bridge's initial decoder states) and build the
+        decoder's state.
 
         Returns:
             The :class:`~inflect.nn.state.DecoderState` for the B examples of ``batch`` (N = B).
@@ -199,17 +206,26 @@ class Seq2Seq(nn.Module):
         )
         state = self.decoder.start(memory, h, c, batch.source_mask, condition, batch.source)
         if self.output_alphabets is not None and batch.languages is not None:
-            state.source.output_mask = self._output_masks()[batch.languages.to(self.device)]
+            languages = batch.languages.to(self.device)
+            masks, copy_only, s2t = self._output_masks()
+            state.source.output_mask = masks[languages] if copy_only is None else (
+                OutputAlphabets.lemma_masks(masks[languages], copy_only[languages],
+                                            batch.source.to(self.device), s2t))
         return state
 
-    def _output_masks(self) -> Tensor:
-        """bool (L, V) :meth:`OutputAlphabets.mask` on the model's device, made once per record."""
+    def _output_masks(self) -> tuple[Tensor, Tensor | None, Tensor]:
+        """bool (L, V) :meth:`OutputAlphabets.mask`, bool (L, V) :meth:`OutputAlphabets.copy_only`
+        (or None) and the source-to-target ids, on the model's device, made once per record."""
         cached = self._alphabet_masks
         if cached is None or cached[0] is not self.output_alphabets or cached[1].device != self.device:
             assert self.output_alphabets is not None and self.language_vocab is not None
             masks = self.output_alphabets.mask(self.target_vocab, self.language_vocab)
-            cached = self._alphabet_masks = (self.output_alphabets, masks.to(self.device))
-        return cached[1]
+            copy_only = self.output_alphabets.copy_only(self.target_vocab, self.language_vocab)
+            cached = self._alphabet_masks = (
+                self.output_alphabets, masks.to(self.device),
+                None if copy_only is None else copy_only.to(self.device),
+                self._source_to_target().to(self.device))
+        return cached[1], cached[2], cached[3]
 
     def forward(self, batch: Batch, state: DecoderState | None = None) -> tuple[Tensor, Tensor]:
         """Teacher-forced pass (``state``: :meth:`encode` of ``batch`` where the caller has it,

@@ -12,7 +12,7 @@ with fused formulas; the gradients of the per-step matrices (``[W_f | W_hh]`` pe
 instead of T products of inner dimension B, as cuDNN's RNN kernels do). The LSTM cells use the
 fused form of :func:`inflect.nn.cell.lstm_cell`. Tests compare the outputs and every gradient
 with autograd through T calls of the step, in float64. :func:`bilstm_layer` does the same for
-one layer of the encoder (:class:`inflect.nn.encoder.Encoder`), tested against ``nn.LSTM``.
+one layer of the encoder (:class:`inflect.nn.encoder.BiLSTMEncoder`), tested against ``nn.LSTM``.
 
 Equations (Luong, Pham & Manning 2015, section 3, with input feeding; Peters, Niculae & Martins
 2019 for the α-entmax attention), for layer l at step t, ``x^0_t = [h̃_{t-1}; h^0_{t-1}]`` and

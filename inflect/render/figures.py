@@ -351,7 +351,8 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
         ax.set_xlabel(
             "source (lemma)" + (", right to left" if explanation.direction == "rtl" else "")
         )
-        ax.set_ylabel("output")
+        if ax in axes[:, 0]:  # once per line of panels: a neighbour's label would overlap
+            ax.set_ylabel("output")
         ax.set_title(f"{_plain(panel.form)}   p = {probability_text(panel.probability)}")
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
@@ -364,20 +365,21 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
     return fig
 
 
-def attention_png(explanation: Explanation, path: str, max_forms: int | None = None) -> None:
-    """Write :func:`attention_figure` as a PNG (atomically, nothing left behind on a failure:
-    :func:`inflect.io.outputs.write_outputs`).
+def attention_png(explanation: Explanation, max_forms: int | None = None) -> bytes:
+    """:func:`attention_figure` as the bytes of a PNG file (120 dpi); the caller writes them
+    (``inflect explain --png``: atomically, with :func:`inflect.io.outputs.write_outputs`).
 
     Raises:
         RuntimeError: matplotlib is not installed.
-        OSError: the file cannot be written (an :class:`inflect.io.outputs.OutputError` naming it).
     """
-    from inflect.io.outputs import write_outputs
+    import io
 
     fig = attention_figure(explanation, max_forms)
     import matplotlib.pyplot as plt
 
     try:
-        write_outputs([(path, lambda temp: fig.savefig(temp, format="png", dpi=120))])
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=120)
+        return buffer.getvalue()
     finally:
         plt.close(fig)

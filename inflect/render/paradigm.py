@@ -1,6 +1,6 @@
-"""Rendering paradigms (:class:`inflect.inference.paradigm.Paradigm`): a rich grid on a terminal, TSV and
-JSON Lines in a pipe, one line per cell. Rendering only: the figures come from
-:mod:`inflect.inference.paradigm`; user text (lemmas, forms) is shown verbatim.
+"""Rendering paradigms (:class:`inflect.inference.paradigm.Paradigm`): a rich grid on a terminal, TSV
+in a pipe, one line per cell (JSON Lines: :mod:`inflect.render.jsonl`). Rendering only: the
+figures come from :mod:`inflect.inference.paradigm`; user text (lemmas, forms) is shown verbatim.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ if TYPE_CHECKING:  # annotations only
 __all__ = [
     "CERTIFICATE_MARKS",
     "PARADIGM_TSV_COLUMNS",
-    "cell_dict",
-    "paradigm_jsonl",
     "paradigm_table",
     "paradigm_tsv",
 ]
@@ -49,9 +47,11 @@ PARADIGM_TSV_COLUMNS = (
 
 #: The mark of each certificate in the grid, with its style and meaning.
 CERTIFICATE_MARKS: dict[str, tuple[str, str, str]] = {
-    "full_support": ("✓", "green", "full support: every form of nonzero probability is listed"),
-    "mode_only": ("•", "yellow", "mode only: the first form is the most probable one"),
-    "none": ("?", "red", "not certified: a more probable form may have been pruned"),
+    "full_support": ("✓", "green", "full support: search exact, every form the model gives any "
+                     "probability is listed"),
+    "mode_only": ("•", "yellow", "mode only: search exact for the first form, the model's most "
+                  "probable"),
+    "none": ("?", "red", "not certified: the model may give a form not listed more probability"),
 }
 
 
@@ -105,41 +105,6 @@ def paradigm_tsv(paradigm: Paradigm) -> str:
             )
         )
     return "\n".join(lines)
-
-
-def cell_dict(paradigm: Paradigm, cell: Cell) -> dict[str, Any]:
-    """One cell as a JSON-able dict (one JSON Lines record of :func:`paradigm_jsonl`): ``lemma``,
-    ``language``, ``pos``, ``tags``, ``features`` (dimension order), ``block`` (list), ``row``,
-    ``column``, ``certificate``, ``certificate_words``, ``complete``, ``uncertain``,
-    ``more_than``, ``forms`` (``form``, ``probability``, ``source``: null unless attested),
-    ``warnings``, ``cells_from`` and ``input`` (``FILE:LINE`` of an ``--input`` line, or null)."""
-    return {
-        "lemma": paradigm.lemma,
-        "language": paradigm.language,
-        "pos": paradigm.part_of_speech,
-        "tags": cell.tags,
-        "features": list(cell.features),
-        "block": list(cell.block),
-        "row": cell.row,
-        "column": cell.column,
-        "certificate": cell.certificate.value,
-        "certificate_words": cell.certificate.description,
-        "complete": cell.complete,
-        "uncertain": cell.uncertain,
-        "more_than": cell.more_than,
-        "forms": [
-            {"form": f.form, "probability": f.probability, "source": f.source} for f in cell.forms
-        ],
-        "warnings": list(cell.warnings),
-        "cells_from": paradigm.cells_from,
-        "input": paradigm.where,
-    }
-
-
-def paradigm_jsonl(paradigm: Paradigm) -> str:
-    """A paradigm as JSON Lines (no final newline): one :func:`cell_dict` a line, in reading
-    order."""
-    return "\n".join(json.dumps(cell_dict(paradigm, c), ensure_ascii=False) for c in paradigm.cells)
 
 
 def _cell_text(cell: Cell, fold_below: float) -> Text:

@@ -20,9 +20,16 @@ from inflect import defaults
 from inflect.render.common import CERTIFICATE_BADGES, html_text, probability_text
 
 if TYPE_CHECKING:  # annotations only
-    from inflect.inference.paradigm import Cell, Paradigm
+    from inflect.inference.paradigm import Cell, CellForm, Paradigm
 
-__all__ = ["PARADIGM_CSS", "paradigm_page"]
+__all__ = [
+    "PARADIGM_CSS",
+    "forms_html",
+    "legend_html",
+    "paradigm_page",
+    "paradigm_section",
+    "stylesheet",
+]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -39,12 +46,12 @@ td.cell.empty { background: repeating-linear-gradient(45deg, #fff, #fff 4px, #f3
   #f3f4f6 8px); }
 td.cell .first { font-weight: 600; font-size: 1.05rem; }
 td.cell .tagline { display: block; color: var(--dim); font-size: .75rem; }
-td.cell ol { list-style: none; margin: .2rem 0 0; padding: 0; }
-td.cell li { display: grid; grid-template-columns: minmax(5rem, max-content) 5rem 3.6rem;
+.cell ol { list-style: none; margin: .2rem 0 0; padding: 0; }
+.cell li { display: grid; grid-template-columns: minmax(5rem, max-content) 5rem 3.6rem;
   gap: .4rem; align-items: center; font-size: .9rem; }
-td.cell li i { display: block; height: .6rem; min-width: 1px; background: var(--bar);
+.cell li i { display: block; height: .6rem; min-width: 1px; background: var(--bar);
   border-radius: 2px; }
-td.cell li .p { text-align: right; color: var(--dim); font-variant-numeric: tabular-nums; }
+.cell li .p { text-align: right; color: var(--dim); font-variant-numeric: tabular-nums; }
 .attested { font-size: .7rem; color: #fff; background: #0a7ea4; border-radius: 3px;
   padding: 0 .3em; margin-inline-start: .3em; }
 .unsure { font-size: .7rem; color: var(--warn); border: 1px solid var(--warn);
@@ -62,6 +69,39 @@ def _direction(language: str) -> str:
         return resolve(language).direction
     except UnknownLanguageError:
         return "ltr"
+
+
+def forms_html(
+    head: Sequence[CellForm], tail: Sequence[CellForm], fold_below: float, rtl: bool = False
+) -> str:
+    """Forms as a list with a bar each (``<ol>``; each ``<li>``: the form, an ``attested`` mark
+    with its source as the title where it has one, a bar ``<i style="width:P%">``, the
+    probability) and the folded tail (``<details class="tail">``: the forms below
+    ``fold_below``); inside an element of class ``cell`` (a paradigm's cell, the lookup page's
+    answer). Empty for no forms."""
+    direction = ' dir="rtl"' if rtl else ""
+    out = []
+    if head:
+        out.append("<ol>")
+        for f in head:
+            title = f' title="{html_text(f.source)}"' if f.source else ""
+            mark = '<span class="attested">attested</span>' if f.attested else ""
+            out.append(
+                f"<li{title}><span{direction}>{html_text(f.form)}{mark}</span>"
+                f'<span class="b"><i style="width:{100 * f.probability:.1f}%"></i></span>'
+                f'<span class="p">{probability_text(f.probability)}</span></li>'
+            )
+        out.append("</ol>")
+    if tail:
+        total = probability_text(sum(f.probability for f in tail))
+        shown = ", ".join(f"{html_text(f.form)} ({probability_text(f.probability)})" for f in tail)
+        plural = "s" if len(tail) != 1 else ""
+        out.append(
+            f'<details class="tail"><summary>+ {len(tail)} form{plural} below '
+            f"{100 * fold_below:g} % (together {total})</summary>"
+            f"<p{direction}>{shown}</p></details>"
+        )
+    return "".join(out)
 
 
 def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
@@ -83,27 +123,7 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
     if cell.uncertain:
         out.append('<span class="unsure">uncertain</span>')
     out.append(f'<span class="tagline">{html_text(cell.tags)}</span>')
-    head, tail = cell.shown(fold_below)
-    if cell.forms:
-        out.append("<ol>")
-        for f in head:
-            title = f' title="{html_text(f.source)}"' if f.source else ""
-            mark = '<span class="attested">attested</span>' if f.attested else ""
-            out.append(
-                f"<li{title}><span{direction}>{html_text(f.form)}{mark}</span>"
-                f'<span class="b"><i style="width:{100 * f.probability:.1f}%"></i></span>'
-                f'<span class="p">{probability_text(f.probability)}</span></li>'
-            )
-        out.append("</ol>")
-    if tail:
-        total = probability_text(sum(f.probability for f in tail))
-        shown = ", ".join(f"{html_text(f.form)} ({probability_text(f.probability)})" for f in tail)
-        plural = "s" if len(tail) != 1 else ""
-        out.append(
-            f'<details class="tail"><summary>+ {len(tail)} form{plural} below '
-            f"{100 * fold_below:g} % (together {total})</summary>"
-            f"<p{direction}>{shown}</p></details>"
-        )
+    out.append(forms_html(*cell.shown(fold_below), fold_below, rtl))
     if cell.more_than is not None:
         out.append(f'<p class="more">more than {cell.more_than} forms of nonzero probability</p>')
     out.append("</td>")
@@ -178,27 +198,47 @@ def paradigm_page(
             title = f"Paradigm of {p.lemma} ({p.language} {p.part_of_speech})"
         else:
             title = f"{len(paradigms)} paradigms"
-    css = (_ASSETS / "report.css").read_text(encoding="utf-8") + PARADIGM_CSS
-    legend = (
+    body = "".join(_paradigm_html(p, i, fold_below) for i, p in enumerate(paradigms))
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html_text(title)}</title><style>{stylesheet()}</style></head><body>"
+        f"<h1>{html_text(title)}</h1>{legend_html()}{body}"
+        '<p class="dim">Made by sparse-inflect (inflect paradigm).</p></body></html>\n'
+    )
+
+
+def stylesheet() -> str:
+    """The CSS of the paradigm page (the ambiguity report's ``assets/report.css``, then
+    :data:`PARADIGM_CSS`), to inline in a ``<style>`` element."""
+    return (_ASSETS / "report.css").read_text(encoding="utf-8") + PARADIGM_CSS
+
+
+def paradigm_section(
+    paradigm: Paradigm, index: int = 0, fold_below: float = defaults.PARADIGM_FOLD_BELOW
+) -> str:
+    """One paradigm as the page's ``<section class="paradigm" id="pINDEX">``: a heading, the
+    cell counts, its warnings, and one table per block (see :func:`paradigm_page`)."""
+    return _paradigm_html(paradigm, index, fold_below)
+
+
+def legend_html() -> str:
+    """The legend of the certificate badges, the cell tints and the attested mark
+    (``<ul class="legend">``)."""
+    return (
         '<ul class="legend">'
-        '<li><span class="cert full_support">full support</span> every form of nonzero '
-        "probability is listed</li>"
-        '<li><span class="cert mode_only">mode only</span> the first form is the most probable '
-        "one</li>"
-        '<li><span class="cert none">not certified</span> a more probable form may have been '
-        "pruned</li>"
+        '<li><span class="cert full_support">full support</span> search exact: every form the '
+        "model gives any probability is listed</li>"
+        '<li><span class="cert mode_only">mode only</span> search exact for the first form: '
+        "the model's most probable</li>"
+        '<li><span class="cert none">not certified</span> the model may give a form not listed '
+        "more probability</li>"
+        "<li>The certificates are about the model's search, not the language: a form no source "
+        "attests is the model's guess, however certain.</li>"
         '<li><span class="swatch" style="background:#fff4d6"></span> uncertain: first form below '
         f"{100 * defaults.PARADIGM_SURE:g} %, or not certified</li>"
         '<li><span class="swatch empty-swatch" style="background:#f3f4f6"></span> a cell the data '
         "do not attest</li>"
         '<li><span class="attested">attested</span> the form is attested (hover: where)</li>'
         "</ul>"
-    )
-    body = "".join(_paradigm_html(p, i, fold_below) for i, p in enumerate(paradigms))
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html_text(title)}</title><style>{css}</style></head><body>"
-        f"<h1>{html_text(title)}</h1>{legend}{body}"
-        '<p class="dim">Made by sparse-inflect (inflect paradigm).</p></body></html>\n'
     )

@@ -250,7 +250,7 @@ def _page_header(
     """The page's lines up to the end of its ``<header>``: the document head with the inlined
     ``css``, the title, the ``about`` lines, the summary figures, what each certificate means,
     and the chart of forms per input (its bundle labels linked by ``anchors``)."""
-    from inflect.decoding.protocol import Certificate
+    from inflect.inference.outcomes import Certificate
 
     out = [
         "<!DOCTYPE html>",
@@ -273,7 +273,8 @@ def _page_header(
             f'<span class="cert {c.value}">{CERTIFICATE_BADGES[c.value]}</span> {c.description}'
             for c in Certificate
         )
-        + ".</p>"
+        + ". The certificates are about the model's search, not the language: a form no source "
+        "attests is the model's guess, however certain.</p>"
     )
     out.append(
         f"<figure>{forms_chart_svg(report, anchors)}<figcaption>Inputs of each tag bundle "

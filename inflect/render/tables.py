@@ -161,6 +161,10 @@ def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task
 
 _CERTIFICATE_STYLE = {"full_support": "green", "mode_only": "yellow", "none": "red"}
 
+#: Said under an answer that no source attests: the certificate is about the search, and the
+#: forms are what the model guesses (German ``Frau N;NOM;PL``: ``Fräue`` 0.51, ``Frauen`` 0).
+GUESSES = "no source attests a form of this input: the forms are the model's guesses"
+
 
 def certificate_words(pred: Record) -> str:
     """The certificate of a prediction in words, with its notes (:attr:`Outcome.certificate_words`:
@@ -238,6 +242,8 @@ def prediction_table(pred: Record) -> Group:
     style = _CERTIFICATE_STYLE[pred.certificate.value]
     words = certificate_words(pred)
     parts.append(Text(f"the model's forms: {words}" if pred.attested else words, style=style))
+    if not pred.attested and pred.model_forms:
+        parts.append(Text(GUESSES, style="bold yellow"))
     if getattr(pred, "model", None):
         parts.append(Text(f"model: {pred.model} (inflect models)", style="dim"))
     parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
@@ -246,7 +252,8 @@ def prediction_table(pred: Record) -> Group:
 
 def models_table(models: Sequence[ShippedModel]) -> Table:
     """The shipped default models: one line per language and model (language, model, members,
-    dev accuracy in percent, setting, size); how each model was trained is
+    dev accuracy in percent, setting, size, method: how the members were made); how each model
+    was trained is
     :func:`models_commands`."""
     table = Table(title="shipped default models", box=None, header_style="bold underline",
                   pad_edge=False, collapse_padding=True)
@@ -256,6 +263,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     table.add_column("dev %", justify="right", no_wrap=True)
     table.add_column("setting", no_wrap=True)
     table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("method")
     for m in models:
         missing = f" ({len(m.missing)} missing)" if m.missing else ""
         table.add_row(
@@ -265,6 +273,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             Text(m.setting or "—"),
             human_size(m.size_bytes),
+            Text(m.method or "—"),
         )
     return table
 
@@ -276,7 +285,7 @@ def models_commands(models: Sequence[ShippedModel], *, every_row: bool = False) 
     ``soft_wrap=True``: a command stays one line (the terminal folds it; a copy is the whole
     command)."""
     title = "every row's record" if every_row else (
-        "how each model was trained (--verbose: every row's record)")
+        "how each model was trained (--commands --verbose: every row's record)")
     lines = [Text(""), Text(title, style="bold")]
     seen: set[str] = set()
     for m in models:
@@ -324,20 +333,22 @@ def _mean(value: float) -> str:
     return "—" if value != value else f"{value:.2f}"
 
 
-def _frame_table(frame: pd.DataFrame, title: str, columns: list) -> Fitted:
-    """A table of ``columns`` (header, key, format) of ``frame``, one row per record; on a
-    terminal too narrow for it, one plain line per value (``header: value``), never cut."""
+def _frame_table(frame: pd.DataFrame, title: str | None, columns: list) -> Group:
+    """``title`` (a line, where given), then a table of ``columns`` (header, key, format) of ``frame``, one row
+    per record; on a terminal too narrow for it, one plain line per value (``header: value``),
+    never cut."""
     columns = [c for c in columns if c[1] in frame.columns]
-    lines: list[Text] = [Text(title, style="bold")]
+    lines: list[Text] = []
     for row in frame.to_dict("records"):
         first, *rest = columns
         lines.append(Text(first[2](row[first[1]]), style="bold"))
         lines += [Text(f"  {header}: {fmt(row[key])}") for header, key, fmt in rest]
-    return Fitted(_frame_grid(frame, title, columns), Group(*lines))
+    fitted = Fitted(_frame_grid(frame, columns), Group(*lines))
+    return Group(Text(title, style="bold"), fitted) if title else Group(fitted)
 
 
-def _frame_grid(frame: pd.DataFrame, title: str, columns: list) -> Table:
-    table = Table(title=Text(title), box=box.SIMPLE_HEAD, pad_edge=False)
+def _frame_grid(frame: pd.DataFrame, columns: list) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     columns = [c for c in columns if c[1] in frame.columns]
     for header, key, _ in columns:
         table.add_column(
@@ -356,8 +367,9 @@ def _frame_grid(frame: pd.DataFrame, title: str, columns: list) -> Table:
     return table
 
 
-def evaluation_table(frame: pd.DataFrame, title: str = "evaluation") -> Group:
-    """The frame of :func:`inflect.evaluation.runner.evaluate_predictor` as two tables, one row per
+def evaluation_table(frame: pd.DataFrame, title: str | None = "evaluation") -> Group:
+    """The frame of :func:`inflect.evaluation.runner.evaluate_predictor` as two tables (under
+    ``title``, where given: the command line prints its own, soft-wrapped), one row per
     language and the macro-average last: the shared task's scores (accuracy in percent, mean
     Levenshtein distance, 2 decimals as the scorer prints them; inputs the model rejected), then
     the sparsity statistics (shares in percent, 1 decimal; means at 2 decimals)."""

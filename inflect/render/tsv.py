@@ -1,5 +1,5 @@
 """Lines for a pipe: TSV with a header (what every command prints when standard output is not a
-terminal), JSON Lines, the shared task's ``lemma<TAB>form<TAB>tags`` lines, and the problem lines
+terminal), the shared task's ``lemma<TAB>form<TAB>tags`` lines, and the problem lines
 of ``inflect data check``. Numbers at full precision (floats by their shortest round-trip
 ``repr``). Rendering only — no computation here.
 
@@ -22,8 +22,7 @@ if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the dat
     from inflect.corpora.stats import SplitStats
     from inflect.evaluation.ambiguity import AmbiguityReport
     from inflect.inference.explain import Explanation
-    from inflect.inference.outcomes import Record
-    from inflect.inference.predictor import Form, Prediction
+    from inflect.inference.outcomes import Form, Prediction, Record
     from inflect.inference.registry import ShippedModel
     from inflect.text.records import DataFormatError, ReadStats
     from inflect.training.queue import LanguageStatus
@@ -76,17 +75,30 @@ def frame_tsv(frame: pd.DataFrame) -> str:
 # --- inflect data ----------------------------------------------------------------------------
 
 
+#: Columns of :func:`stats_tsv`: the fields of :class:`inflect.corpora.stats.SplitStats`, in order.
+STATS_TSV_COLUMNS = (
+    "language",
+    "split",
+    "pairs",
+    "lemmas",
+    "characters",
+    "symbols",
+    "features",
+    "bundles",
+    "with_spaces",
+    "longest_lemma",
+    "longest_form",
+    "multi_order_bundles",
+    "duplicate_feature_bundles",
+    "padded_feature_bundles",
+    "blank_lines",
+)
+
+
 def stats_tsv(stats: Sequence[SplitStats]) -> str:
-    """Statistics of a language's files as TSV: one line per split; the columns are the fields
-    of :class:`inflect.corpora.stats.SplitStats` in order (language, split, pairs, lemmas, characters,
-    symbols, features, bundles, with_spaces, longest_lemma, longest_form, multi_order_bundles,
-    duplicate_feature_bundles, padded_feature_bundles, blank_lines)."""
-    import dataclasses
-
-    from inflect.corpora.stats import SplitStats
-
-    names = [f.name for f in dataclasses.fields(SplitStats)]
-    return tsv_table(names, [[getattr(s, n) for n in names] for s in stats])
+    """Statistics of a language's files as TSV (:data:`STATS_TSV_COLUMNS`): one line per split,
+    each column the record's field of that name."""
+    return tsv_table(STATS_TSV_COLUMNS, [[getattr(s, n) for n in STATS_TSV_COLUMNS] for s in stats])
 
 
 #: Columns of :func:`datasets_tsv`.
@@ -120,8 +132,9 @@ def check_lines(errors: Sequence[DataFormatError]) -> list[str]:
     return [str(e) for e in errors]
 
 
-def read_summary(stats: ReadStats, errors: int) -> str:
-    """A one-line summary of what the reader saw in a file."""
+def read_summary(stats: ReadStats, errors: int, warnings: int = 0) -> str:
+    """A one-line summary of what the reader saw in a file: ``OK`` only with no problem and no
+    warning (``readable, N warnings`` where lines need a look)."""
     notes = [
         f"{stats.examples:,} examples",
         f"format {stats.fmt}",
@@ -137,7 +150,9 @@ def read_summary(stats: ReadStats, errors: int) -> str:
         notes.append("byte-order mark")
     if stats.crlf_lines:
         notes.append(f"{stats.crlf_lines:,} CRLF line ending(s)")
-    verdict = f"{errors:,} problem{'s' if errors != 1 else ''}" if errors else "OK"
+    verdict = (f"{errors:,} problem{'s' if errors != 1 else ''}" if errors
+               else f"readable, {warnings:,} warning{'s' if warnings != 1 else ''}" if warnings
+               else "OK")
     return f"{stats.source}: {verdict} — " + ", ".join(notes)
 
 
@@ -195,8 +210,7 @@ def prediction_tsv(pred: Record) -> str:
     """
     if is_error(pred):
         return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None])
-    from inflect.inference.outcomes import MODEL_SOURCE
-    from inflect.inference.predictor import Prediction
+    from inflect.inference.outcomes import MODEL_SOURCE, Prediction
 
     with_source = isinstance(pred, Prediction)
     model_count = len(pred.model_forms)
@@ -224,23 +238,17 @@ def _printable(fields: Sequence[str]) -> list[str]:
     ]
 
 
-def prediction_jsonl(pred: Record) -> str:
-    """One prediction as one JSON Lines record (no newline), :meth:`Prediction.to_dict`."""
-    import json
-
-    return json.dumps(pred.to_dict(), ensure_ascii=False)
-
-
-def prediction_2018(pred: Prediction) -> str | None:
+def prediction_2018(pred: Prediction) -> str:
     """One prediction in the shared task's format, ``lemma<TAB>form<TAB>tags``: the first form
     of the answer (the first attested form where a lexicon holds the input, else the model's
     most probable; empty when there is none), as `inflect evaluate --pred` reads it. An
-    :class:`~inflect.inference.outcomes.ErrorRecord` with its lemma and tags read gives the line with an
-    empty form (scored as wrong); one of a line that could not be read gives None (no line: its
-    message goes to standard error)."""
+    :class:`~inflect.inference.outcomes.ErrorRecord` gives a line too, so that the output has one
+    line per input (the shared task scores a missing form as the empty string): with its lemma
+    and tags where they were read and an empty form (scored as wrong), else three empty fields
+    (a line that could not be read; its message goes to standard error)."""
     if is_error(pred):
         if pred.lemma is None or pred.tags is None:
-            return None
+            return tsv_line(["", "", ""])
         lemma, tags = _printable((pred.lemma, pred.tags))
         return tsv_line([lemma, "", tags])
     best = pred.best.form if pred.best is not None else ""
@@ -249,17 +257,21 @@ def prediction_2018(pred: Prediction) -> str | None:
 
 def models_tsv(models: Sequence[ShippedModel]) -> str:
     """The shipped default models as tab-separated lines with a header: language, model (its
-    registry name), members (the member checkpoint paths, comma-separated), dev_accuracy (percent
-    on the language's dev file, empty if unknown), setting, size_bytes, data, commands
+    registry name), members (their number, as in :func:`inflect.render.tables.models_table`),
+    member_files (the member checkpoint paths, comma-separated), dev_accuracy (percent
+    on the language's dev file, empty if unknown), setting, size_bytes, method (how the members
+    were made: from scratch, warm start, hallucinated pairs, ensemble), data, commands
     (``" && "``-joined), start_commands (the warm start's, ``" && "``-joined, run first) and
     start_note."""
     header = [
         "language",
         "model",
         "members",
+        "member_files",
         "dev_accuracy",
         "setting",
         "size_bytes",
+        "method",
         "data",
         "commands",
         "start_commands",
@@ -270,10 +282,12 @@ def models_tsv(models: Sequence[ShippedModel]) -> str:
         fields = [
             m.language,
             m.name or m.language,
+            str(len(m.members)),
             ",".join(str(p) for p in m.members),
             "" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             m.setting,
             str(m.size_bytes),
+            m.method,
             m.data,
             " && ".join(m.commands),
             " && ".join(m.start_commands),

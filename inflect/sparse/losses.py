@@ -41,7 +41,7 @@ from inflect.sparse.activations import (
     softmax_forward,
     sparsemax_forward,
 )
-from inflect.sparse.root_finding import bisect_forward
+from inflect.sparse.root_finding import NEAR_ONE, bisect_forward
 
 _REDUCTIONS = ("none", "sum", "mean")
 _LEAN_KINDS = {"sparsemax": _sparsemax_lean_parts, "entmax15": _entmax15_sqrt_lean_parts}
@@ -53,8 +53,24 @@ def _shannon(p: torch.Tensor) -> torch.Tensor:
     return -torch.where(pos, p * torch.log(torch.where(pos, p, 1.0)), 0.0).sum(dim=-1)
 
 
+def _neg_tsallis_near_one(p: torch.Tensor, alpha) -> torch.Tensor:
+    """``-Ω_α(p)`` for α near 1 without the cancellation of ``1 - Σ p^α`` (rounding divided by
+    ``α - 1``): ``Σ p^α = Σ p exp((α-1) log p)`` and ``Σ p = 1`` give
+    ``-Σ p expm1((α-1) log p) / (α(α-1))``, which tends to Shannon's ``-Σ p log p``; float64."""
+    p64 = p.double()
+    a = alpha.double().squeeze(-1).unsqueeze(-1) if isinstance(alpha, torch.Tensor) else alpha
+    pos = p64 > 0
+    logp = torch.log(torch.where(pos, p64, 1.0))
+    am1 = a - 1
+    term = torch.where(pos, p64 * torch.expm1(am1 * logp), 0.0) / am1
+    return (-term.sum(dim=-1) / (a if isinstance(a, float) else a.squeeze(-1))).to(p.dtype)
+
+
 def _neg_tsallis(p: torch.Tensor, alpha) -> torch.Tensor:
-    """``-Ω_α(p) = (1 - Σ p^α)/(α(α-1))`` per row ``(N,)``; Shannon entropy at α = 1."""
+    """``-Ω_α(p) = (1 - Σ p^α)/(α(α-1))`` per row ``(N,)``; Shannon entropy at α = 1; for
+    ``1 < α < 1 + NEAR_ONE`` :func:`_neg_tsallis_near_one`."""
+    if isinstance(alpha, float) and 1.0 < alpha < 1 + NEAR_ONE:
+        return _neg_tsallis_near_one(p, alpha)
     if isinstance(alpha, float):
         if alpha == 1.0:
             return _shannon(p)
@@ -70,6 +86,9 @@ def _neg_tsallis(p: torch.Tensor, alpha) -> torch.Tensor:
     a = alpha.squeeze(-1)
     am = torch.where(a == 1, 2.0, a)
     ts = (1 - torch.where(pos, p.pow(alpha), 0.0).sum(dim=-1)) / (am * (am - 1))
+    near = (a > 1) & (a < 1 + NEAR_ONE)
+    if bool(near.any()):
+        ts = torch.where(near, _neg_tsallis_near_one(p, torch.where(near, a, 1.5)), ts)
     return torch.where(a == 1, shannon, ts)
 
 

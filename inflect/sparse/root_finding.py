@@ -24,6 +24,61 @@ def _alpha_min_max(alpha):
     return alpha, alpha
 
 
+#: Below ``1 + NEAR_ONE`` α-entmax is computed by :func:`near_one_forward`: the general path
+#: raises ``b = 1 + u - t`` (rounded to the working precision near 1) to ``1/(α-1)``, which
+#: multiplies the rounding by ``1/(α-1)`` (α = 1 + 1e-7 in float32 moved a probability by 0.05).
+NEAR_ONE = 1.0 / 16
+
+
+def near_one_forward(z: torch.Tensor, alpha: float | torch.Tensor) -> torch.Tensor:
+    """α-entmax of rows ``z`` (last dim) for ``1 < α < 1 + NEAR_ONE``, exact as α → 1.
+
+    With ``x = z - max z`` and ``τ`` the threshold in the logits' own units,
+    ``p_i = [1 + (α-1)(x_i - τ)]_+^(1/(α-1)) = exp(log1p((α-1)(x_i - τ)) / (α-1))`` (Peters et
+    al. 2019, eq. 9, with ``τ`` scaled by ``1/(α-1)``): no power of a number rounded near 1, and
+    the softmax at the limit (``p_i -> exp(x_i - τ)``, ``τ -> logsumexp x``). ``τ`` solves
+    ``g(τ) = log Σ p_i(τ) = 0`` in ``[0, logsumexp x]`` (``g(0) >= 0``; ``log1p(v) <= v`` gives
+    ``g(logsumexp x) <= 0``) by Newton's method (``g'(τ) = -Σ p_i^(2-α) / Σ p_i``) safeguarded
+    by bisection, in float64.
+
+    Args:
+        z: logits ``(..., d)`` (float32 or float64), at least one finite per row.
+        alpha: a float or a ``(..., 1)`` tensor, every value in ``(1, 1 + NEAR_ONE)``.
+
+    Returns:
+        ``(..., d)`` probabilities in ``z``'s dtype.
+    """
+    x = z.double()
+    m = x.amax(dim=-1, keepdim=True)
+    empty = m == -torch.inf
+    x = torch.where(empty, 0.0, x - torch.where(empty, 0.0, m))  # an all -inf row: zeros out
+    am1 = (alpha.double() if isinstance(alpha, torch.Tensor) else float(alpha)) - 1
+    lo = torch.zeros_like(x[..., :1])
+    hi = torch.logsumexp(x, dim=-1, keepdim=True)
+    tau = hi.clone()
+    eps = torch.finfo(torch.float64).eps
+    for _ in range(200):
+        v = am1 * (x - tau)
+        inside = v > -1
+        logp = torch.where(inside, torch.log1p(torch.where(inside, v, 0.0)) / am1, -torch.inf)
+        g = torch.logsumexp(logp, dim=-1, keepdim=True)
+        slope = -torch.exp(torch.logsumexp((1 - am1) * logp, dim=-1, keepdim=True) - g)
+        lo = torch.where(g > 0, tau, lo)
+        hi = torch.where(g <= 0, tau, hi)
+        step = torch.nan_to_num(g / slope, nan=0.0)
+        new = tau - step
+        new = torch.where((new > lo) & (new < hi), new, (lo + hi) / 2)
+        new = torch.where(g == 0, tau, new)
+        done = (new - tau).abs() <= 4 * eps * (1 + tau.abs())
+        tau = new
+        if bool(done.all()):
+            break
+    v = am1 * (x - tau)
+    inside = v > -1
+    p = torch.where(inside, torch.exp(torch.log1p(torch.where(inside, v, 0.0)) / am1), 0.0)
+    return torch.where(empty, 0.0, p / p.sum(dim=-1, keepdim=True)).to(z.dtype)
+
+
 def bisect_forward(
     z: torch.Tensor,
     alpha: float | torch.Tensor,
@@ -59,6 +114,14 @@ def bisect_forward(
         else:
             ones = None
     s = None
+    near = None
+    if n_iter is None and amin < 1 + NEAR_ONE and amax > 1:
+        near = (a > 1) & (a < 1 + NEAR_ONE) if isinstance(a, torch.Tensor) else True
+        if near is True or bool(near.all()):
+            p = near_one_forward(z, a)
+            return (torch.where(ones, softmax_forward(z), p) if ones is not None else p), None
+        a = torch.where(near, 2.0, a)  # those rows are replaced below
+        amin, amax = _alpha_min_max(a)
     if n_iter is None and amin > 1 and amax <= 2:
         u, empty = C.shift_rows(z, a - 1, floor=None)
         p, s = _fast.entmax_newton(u, a, want_s=want_s and ones is None)
@@ -73,6 +136,9 @@ def bisect_forward(
         s = C.zero_empty_rows(s, empty) if s is not None else None
     if ones is not None:
         p = torch.where(ones, softmax_forward(z), p)
+    if near is not None:
+        p = torch.where(near, near_one_forward(z, torch.where(near, alpha, 1.5)), p)
+        s = None
     return p, s
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "MODEL_TRANSFORMS",
     "NORMALIZATIONS",
     "SETTINGS",
+    "AmbiguousLanguageError",
     "LanguageSpec",
     "LanguageSpecError",
     "UnknownLanguageError",
@@ -70,6 +71,7 @@ _FIELDS_TOP = (
     "scripts",
     "direction",
     "settings",
+    "shared_names",
 )
 _FIELDS_TEXT = ("normalization", "exceptions", "model_transform")
 
@@ -96,15 +98,30 @@ class UnknownLanguageError(ValueError):
         )
         super().__init__(
             f"unknown language {name!r}{hint} (a shared-task name such as 'north-frisian', an "
-            f"English name, or an ISO 639-1/639-3 code; the specs are in {_langs_dir_text()})"
+            "English name, the language's own name such as 'español', or an ISO 639-1/639-3 "
+            "code; `inflect data list` lists the languages)"
         )
 
 
-def _langs_dir_text() -> str:
-    try:
-        return str(data_path("langs"))
-    except FileNotFoundError:
-        return "langs/"
+class AmbiguousLanguageError(UnknownLanguageError):
+    """A name that several languages share (``kurdish``: Kurmanji and Sorani; ``norwegian``:
+    Bokmål and Nynorsk); the message lists them.
+
+    Attributes:
+        name: the name that was looked up.
+        suggestions: the shared-task names of the languages it names, in name order.
+    """
+
+    def __init__(self, name: str, languages: Sequence[LanguageSpec]) -> None:
+        ValueError.__init__(
+            self,
+            f"{name!r} names {len(languages)} languages of the shared task: "
+            + ", ".join(s.name if name_key(s.display_name) == s.name
+                        else f"{s.name} ({s.display_name})" for s in languages)
+            + "; give one of them",
+        )
+        self.name = name
+        self.suggestions = tuple(s.name for s in languages)
 
 
 def name_key(name: str) -> str:
@@ -137,6 +154,9 @@ class LanguageSpec:
         direction: ``"ltr"`` or ``"rtl"`` (writing direction of the main script).
         settings: training settings present, a subset of ``("high", "medium", "low")`` in that
             order.
+        shared_names: names the language shares with others (a macrolanguage's: ``"Kurdish"``,
+            ``"ku"`` for Kurmanji and Sorani), which :func:`resolve` answers with
+            :class:`AmbiguousLanguageError` listing them all.
         normalization: Unicode normalisation form the data are written in, ``"NFC"`` or ``"NFD"``.
         exceptions: characters the data write against ``normalization`` (as the data write them).
         model_transform: ``"none"`` (symbols are code points as written) or ``"nfd"`` (symbols are
@@ -154,6 +174,7 @@ class LanguageSpec:
     normalization: str = "NFC"
     exceptions: tuple[str, ...] = ()
     model_transform: str = "none"
+    shared_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _validate(self.to_dict(), f"LanguageSpec({self.name!r})")
@@ -222,8 +243,10 @@ class LanguageSpec:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict of every field (lists for tuples), e.g. for checkpoints."""
-        return {
+        """A JSON-able dict of every field (lists for tuples), e.g. for checkpoints;
+        ``shared_names`` only where there are some."""
+        shared = {"shared_names": list(self.shared_names)} if self.shared_names else {}
+        return shared | {
             "name": self.name,
             "display_name": self.display_name,
             "iso639_3": self.iso639_3,
@@ -259,6 +282,7 @@ class LanguageSpec:
             normalization=d.get("normalization", "NFC"),
             exceptions=tuple(d.get("exceptions", ())),
             model_transform=d.get("model_transform", "none"),
+            shared_names=tuple(d.get("shared_names", ())),
         )
 
 
@@ -284,9 +308,10 @@ def _validate(d: Mapping[str, Any], where: str) -> None:
     iso1 = d.get("iso639_1")
     if iso1 is not None and (not isinstance(iso1, str) or not _ISO1_RE.fullmatch(iso1)):
         fail("iso639_1", "expected an ISO 639-1 code of 2 lowercase letters or nothing")
-    aliases = d.get("aliases", [])
-    if not _is_str_list(aliases) or any(not name_key(a) for a in aliases):
-        fail("aliases", "expected a list of non-empty strings")
+    for field in ("aliases", "shared_names"):
+        names = d.get(field, [])
+        if not _is_str_list(names) or any(not name_key(a) for a in names):
+            fail(field, "expected a list of non-empty strings")
     scripts = d["scripts"]
     if (
         not _is_str_list(scripts)
@@ -371,6 +396,7 @@ def load_spec(path: str | Path) -> LanguageSpec:
 class _Registry:
     specs: tuple[LanguageSpec, ...]
     by_key: Mapping[str, LanguageSpec]
+    shared: Mapping[str, tuple[LanguageSpec, ...]]
 
 
 def _build_registry(paths: Iterable[Path]) -> _Registry:
@@ -388,7 +414,20 @@ def _build_registry(paths: Iterable[Path]) -> _Registry:
                 )
             by_key[alias] = spec
             owner[alias] = path
-    return _Registry(tuple(sorted(specs, key=lambda s: s.name)), by_key)
+    shared: dict[str, list[LanguageSpec]] = {}
+    for spec in specs:
+        for name in dict.fromkeys(name_key(n) for n in spec.shared_names):
+            if name in by_key:
+                raise LanguageSpecError(
+                    f"language spec {spec.name!r}: shared name {name!r} is also a name of "
+                    f"{by_key[name].name}; a name is one language's or several's, not both"
+                )
+            shared.setdefault(name, []).append(spec)
+    return _Registry(
+        tuple(sorted(specs, key=lambda s: s.name)),
+        by_key,
+        {k: tuple(sorted(v, key=lambda s: s.name)) for k, v in shared.items()},
+    )
 
 
 @functools.cache
@@ -420,6 +459,8 @@ def resolve(name: str | LanguageSpec) -> LanguageSpec:
 
     Raises:
         UnknownLanguageError: if no language has this name; the message suggests the closest.
+        AmbiguousLanguageError: a name several languages share (a subclass of
+            UnknownLanguageError); the message lists them.
         TypeError: if ``name`` is neither a string nor a LanguageSpec.
     """
     if isinstance(name, LanguageSpec):
@@ -430,6 +471,9 @@ def resolve(name: str | LanguageSpec) -> LanguageSpec:
     spec = registry.by_key.get(name_key(name))
     if spec is not None:
         return spec
+    shared = registry.shared.get(name_key(name))
+    if shared:
+        raise AmbiguousLanguageError(name, shared)
     raise UnknownLanguageError(name, _closest(name, registry))
 
 

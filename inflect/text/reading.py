@@ -19,6 +19,7 @@ from inflect.text.records import SPLITS, DataFormatError, Example, Format, Parse
 __all__ = [
     "check_file",
     "check_warnings",
+    "duplicate_warnings",
     "language_from_filename",
     "language_of_file",
     "parse_file",
@@ -42,22 +43,39 @@ def language_from_filename(path: str | os.PathLike[str]) -> str:
 def language_of_file(path: str | os.PathLike[str]) -> str:
     """The shared-task name of the language a file's name gives (:func:`language_from_filename`,
     then :func:`inflect.text.languages.resolve`): ``german-dev`` -> ``german``, ``de-dev`` ->
-    ``german``.
+    ``german``. A name that is not a language's is read by its longest leading part that is,
+    cut at ``-``, ``_``, ``.`` or a space: ``de-words.tsv`` and ``en-GB.tsv`` (a language tag
+    with its region) -> ``german``, ``english``; ``english_verbs.tsv`` -> ``english``;
+    ``north-frisian-nouns`` -> ``north-frisian``.
 
     Raises:
-        ValueError: the name gives no known language; the message names the file, the closest
-            languages, and says to give the language (``--lang``) instead.
+        ValueError: the name gives no known language (the message names the file, the closest
+            languages, and says to give the language, ``--lang``, instead), or a name that is
+            several languages' (``kurdish.tsv``: the message lists them).
     """
-    from inflect.text.languages import UnknownLanguageError, resolve
+    import re
+
+    from inflect.text.languages import AmbiguousLanguageError, UnknownLanguageError, resolve
 
     name = language_from_filename(path)
+    parts = re.split(r"([-_. ]+)", name)
+    for end in range(len(parts), 0, -2):
+        candidate = "".join(parts[:end])
+        try:
+            return resolve(candidate).name
+        except AmbiguousLanguageError as exc:
+            raise ValueError(f"{path}: its language is taken from the file name, and {exc}; "
+                             "name the file after one of them or give it with --lang") from None
+        except UnknownLanguageError:
+            continue
     try:
-        return resolve(name).name
+        resolve(name)
     except UnknownLanguageError as exc:
         raise ValueError(
             f"{path}: its language is taken from the file name, and {exc}; name the file "
             "LANGUAGE-dev (or LANGUAGE-test ...) or give the language with --lang"
         ) from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None) -> list[str]:
@@ -187,7 +205,8 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
 
     A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
-    (removed), and a lemma or form with leading or trailing whitespace (kept: spaces are data).
+    (removed), a lemma or form with leading or trailing whitespace (kept: spaces are data), and
+    the repeats :func:`duplicate_warnings` finds.
     """
     found: list[DataFormatError] = []
     for ex in parsed.examples:
@@ -220,4 +239,36 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
                         text,
                     )
                 )
+    found += duplicate_warnings(parsed)
+    found.sort(key=lambda e: e.line or 0)
+    return found
+
+
+def duplicate_warnings(parsed: ParsedFile) -> list[DataFormatError]:
+    """The lines that repeat an input (lemma and tag bundle, order-free) of an earlier line,
+    each naming that line: the same line again, the same pair with the features in another
+    order, or another form of the same input (conflicting: ``inflect evaluate`` scores the
+    last form of a repeated gold input and counts the repeat as ``gold_duplicates``)."""
+    found: list[DataFormatError] = []
+    first: dict[tuple[str, tuple[str, ...]], list[Example]] = {}
+    for ex in parsed.examples:
+        source = ex.source or parsed.stats.source
+        earlier = first.setdefault((ex.lemma, ex.tags.multiset), [])
+        same = next((e for e in earlier if e.form == ex.form), None)
+        if same is not None and same.tags.text == ex.tags.text:
+            what = f"repeats line {same.line} exactly"
+        elif same is not None:
+            what = (f"repeats line {same.line} ({same.tags.text}) with the features in another "
+                    "order")
+        elif earlier:
+            forms = ", ".join(f"{e.form!r} at line {e.line}" for e in earlier)
+            what = (f"another form of the input {ex.lemma!r} {ex.tags.text} than {forms} "
+                    "(inflect evaluate scores a repeated gold input's last form)")
+        else:
+            earlier.append(ex)
+            continue
+        if same is None:
+            earlier.append(ex)
+        found.append(DataFormatError(source, ex.line, what, ex.form if ex.form is not None
+                                     else ex.tags.text))
     return found

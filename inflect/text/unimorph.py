@@ -317,8 +317,9 @@ def value_key(feature: str) -> tuple[int, tuple[int, ...], str]:
 
 def ordered_features(features: Iterable[str]) -> tuple[str, ...]:
     """The features sorted by :func:`value_key`: part of speech first, then mood, tense, ...,
-    person, number, case (``{"PL", "N", "DAT"}`` → ``("N", "PL", "DAT")``)."""
-    return tuple(sorted(set(features), key=value_key))
+    person, number, case (``{"PL", "N", "DAT"}`` → ``("N", "PL", "DAT")``); a feature given
+    twice is kept twice (a tag bundle is a multiset: Albanian's pluperfect ``V;IND;PRF;PRF``)."""
+    return tuple(sorted(features, key=value_key))
 
 
 def by_dimension(features: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -334,7 +335,8 @@ def by_dimension(features: Iterable[str]) -> dict[str, tuple[str, ...]]:
 def bundle_parts_of_speech(features: Iterable[str]) -> tuple[str, ...]:
     """The part-of-speech features of a tag bundle, in :data:`VALUES` order (usually one; the
     Lithuanian data write ``V;V.PTCP;...``, Navajo's some bundles without any)."""
-    return tuple(f for f in ordered_features(features) if dimension_of(f) == PART_OF_SPEECH)
+    return tuple(dict.fromkeys(
+        f for f in ordered_features(features) if dimension_of(f) == PART_OF_SPEECH))
 
 
 def part_of_speech(features: Iterable[str]) -> str | None:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from inflect import defaults
 from inflect.nn.config import (
     RESUME,
     WARM_START,
@@ -65,11 +66,16 @@ class TrainConfig:
             :data:`~inflect.nn.config.COPY_FEATURE` instead of a tag bundle. 0 (the paper's
             setting) adds none. Not used on dev. A warm start with copy items needs a
             checkpoint whose features have the copy feature.
+        hallucinate: data hallucination (Anastasopoulos & Neubig 2019, "Pushing the Limits of
+            Low-Resource Morphological Inflection", EMNLP; :mod:`inflect.training.hallucination`):
+            each language's training set is brought up to this many pairs with pairs whose stem
+            is replaced by random symbols of the language's alphabet, made once from the seed
+            (the autoencoding items are drawn from the real pairs only). 0 (the paper's
+            setting) adds none. Not used on dev.
         max_epochs: maximum number of passes over the training data.
         patience: stop after this many epochs without a better dev accuracy.
         eval_batch_size: examples per batch in dev evaluation (the dev loss and accuracy do
-            not depend on it; 128 is about 30% faster on a CPU than 500, whose (B, S, 4H)
-            copies miss the cache).
+            not depend on it); default :data:`inflect.defaults.EVAL_BATCH_SIZE`.
         seed: seed of every random choice (initialisation, shuffling, dropout).
         preset: the name of the preset the config started from (:data:`PRESETS`), or None.
         dev_sample: model selection on at most this many dev examples per language (a fixed
@@ -85,9 +91,10 @@ class TrainConfig:
     lr_decay: float = changeable(0.5, WARM_START)
     min_learning_rate: float = changeable(0.0, WARM_START)
     copy_examples: float = changeable(0.0, WARM_START)
+    hallucinate: int = changeable(0, WARM_START)
     max_epochs: int = changeable(30, WARM_START, RESUME)
     patience: int = changeable(10, WARM_START, RESUME)
-    eval_batch_size: int = changeable(128, WARM_START, RESUME)
+    eval_batch_size: int = changeable(defaults.EVAL_BATCH_SIZE, WARM_START, RESUME)
     seed: int = changeable(1, WARM_START)
     preset: str | None = changeable(None, WARM_START, RESUME)
     dev_sample: int = changeable(0, WARM_START)
@@ -112,6 +119,12 @@ class TrainConfig:
             raise ValueError(f"config lr_decay must be in (0, 1], got {self.lr_decay}")
         if not 0.0 <= self.copy_examples <= 10.0:
             raise ValueError(f"config copy_examples must be in [0, 10], got {self.copy_examples}")
+        limit = defaults.MAX_HALLUCINATE
+        if not isinstance(self.hallucinate, int) or not 0 <= self.hallucinate <= limit:
+            raise ValueError(
+                f"config hallucinate must be an integer in [0, {limit}], "
+                f"got {self.hallucinate!r}"
+            )
         if self.patience < 1:
             raise ValueError(f"config patience must be >= 1, got {self.patience}")
         if not isinstance(self.dev_sample, int) or self.dev_sample < 0:

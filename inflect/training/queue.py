@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import functools
 import json
 import math
@@ -48,6 +49,8 @@ __all__ = [
 
 #: The queue's description in its folder.
 QUEUE_FILE = "queue.json"
+#: The lock a running queue holds on its folder: a second ``inflect queue`` there stops at once.
+QUEUE_LOCK = ".queue.lock"
 #: Options of ``inflect train`` that the queue sets itself, per language.
 OWN_OPTIONS = ("--lang", "--setting", "--out", "--resume", "--threads", "--data-dir")
 #: Options that a queue started again may change: how long its languages train.
@@ -316,14 +319,34 @@ def run_queue(
 
     Raises:
         ValueError: ``spec`` differs from the saved one in setting or options; ``jobs`` or
-            ``threads`` below 1.
+            ``threads`` below 1; another ``run_queue`` holds the folder (``ROOT/.queue.lock``).
         KeyboardInterrupt: on SIGINT / SIGTERM, after the running languages have saved their
             state (they resume on the next start).
     """
     if jobs < 1 or threads < 1:
         raise ValueError(f"jobs and threads must be at least 1, got {jobs} and {threads}")
+    from filelock import FileLock, Timeout
+
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(root / QUEUE_LOCK)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(
+            f"{root}: another inflect queue is running on this folder; wait for it to end (see "
+            f"where it stands with inflect queue --status --out {root}), or give another --out"
+        ) from None
+    try:
+        return _run_queue(spec, root, jobs, threads, data_dir, log, poll_seconds, python)
+    finally:
+        lock.release()
+
+
+def _run_queue(spec: QueueSpec, root: Path, jobs: int, threads: int,
+               data_dir: str | Path | None, log: Callable[[str], None], poll_seconds: float,
+               python: str) -> list[LanguageStatus]:
+    """:func:`run_queue`'s work, with the queue's lock held."""
     requested = set(spec.languages)
     if (root / QUEUE_FILE).is_file():
         spec = QueueSpec.load(root).extended(spec, root)
@@ -336,7 +359,10 @@ def run_queue(
                               env=_environment(threads, data_dir), threads=threads, log=log)
     failed: list[str] = []
     stop = _run_jobs(todo, start, jobs, poll_seconds, root, failed, log)
-    statuses = queue_status(root, failed)
+    # a language whose training failed this time reads as failed (even where its folder was
+    # finished by another process meanwhile): the start did not do what it was asked
+    statuses = [s if s.language not in failed else dataclasses.replace(s, state="failed")
+                for s in queue_status(root, failed)]
     if stop:
         log("queue stopped; the languages that were training saved their state: start the same "
             "command again to resume them")
@@ -461,7 +487,7 @@ def _report_end(root: Path, job: _Job, failed: list[str], stop: list[int],
                 log: Callable[[str], None]) -> None:
     status = language_status(root, job.language, probe_lock=False)
     code = job.process.returncode
-    if status.state == "finished":
+    if code == 0 and status.state == "finished":
         log(f"{job.language}: finished, epoch {status.epochs}, best dev "
             f"{status.best_accuracy:.1f}% at epoch {status.best_epoch}")
     elif stop and code in (130, -signal.SIGTERM, -signal.SIGINT):

@@ -93,7 +93,7 @@ class RunState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunState:
         """Inverse of :meth:`to_dict`. Keys that are no field are ignored: the state files of
-        version 0.1 (and of this package before issue 35) carry ``best_accuracy`` too, a copy
+        version 0.1 (and of 0.2 before its sub-packages) carry ``best_accuracy`` too, a copy
         of ``best_score``."""
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})

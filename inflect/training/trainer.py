@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from inflect.training import state as run_state
 from inflect.training.config import Config
 from inflect.training.dev import dev_figures, dev_sample
 from inflect.training.distributed import World, data_parallel_loss
+from inflect.training.hallucination import hallucinate
 from inflect.training.items import TrainingData, copy_pool, encode_items, record_training_data
 from inflect.training.metrics import EpochMetrics, write_metrics
 from inflect.training.results import TrainingDiverged, TrainingInterrupted, TrainResult
@@ -182,13 +184,17 @@ class Trainer:
         self.state = RunState(learning_rate=self.config.train.learning_rate)
 
     def _encode_data(self) -> None:
-        """Ids of the training items, the copy items and the dev sample, built once."""
-        train, procedure = self.data.train, self.config.train
+        """Ids of the training items (with the hallucinated ones), the copy items and the dev
+        sample, built once."""
+        train, procedure = list(self.data.train), self.config.train
         copies = copy_pool(train) if procedure.copy_examples > 0 else []
         n_copy = round(procedure.copy_examples * len(train)) if copies else 0
-        self.encoded = encode_items(self.model, list(train) + copies)
+        made = hallucinate(train, procedure.hallucinate, procedure.seed)
+        if made:
+            self.common["hallucinated"] = dict(Counter(it.language or "" for it in made))
+        self.encoded = encode_items(self.model, train + made + copies)
         self.sampler = EpochSampler.of(
-            train, copies, n_copy, procedure.language_temperature, procedure.seed
+            train + made, copies, n_copy, procedure.language_temperature, procedure.seed
         )
         self.dev_rows = dev_sample(self.data.dev, procedure.dev_sample)
         self.dev_items = [self.data.dev[i] for i in self.dev_rows]
@@ -378,9 +384,10 @@ class Trainer:
 
     def _training_facts(self) -> dict[str, Any]:
         """The ``training`` facts of ``model.safetensors``: the run's summary and, for a warm
-        start, the checkpoint it began from (``init_from``)."""
-        init = {"init_from": self.common["init_from"]} if "init_from" in self.common else {}
-        return self.state.summary(self.data) | init
+        start, the checkpoint it began from (``init_from``); with hallucinated pairs, their
+        number per language (``hallucinated``)."""
+        extra = {k: self.common[k] for k in ("init_from", "hallucinated") if k in self.common}
+        return self.state.summary(self.data) | extra
 
     def _save_state(self) -> None:
         """Write the resumable state (rank 0; with several processes every process calls it: their
