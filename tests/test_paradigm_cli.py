@@ -114,6 +114,8 @@ def test_input_streams_paradigms_and_an_error_keeps_what_was_written(tmp_path):
         ),
         (("--lang", "finnish", "talo"), "finnish has 3 parts of speech; choose one with --pos"),
         (("--lang", "german", "", "--pos", "N"), "empty lemma"),
+        (("--lang", "german", "a" * 150, "--pos", "N"),
+         "lemma of 150 symbols is longer than the model's limit of 100 symbols"),
     ],
 )
 def test_bad_input_names_the_value_and_what_to_do(args, message):

@@ -574,6 +574,7 @@ version = 2
 members = ["{ckpt / "model.safetensors"}", "{ckpt2}"]
 setting = "high"
 data = "synthetic"
+method = "ensemble of 2, each from scratch"
 commands = ["inflect train --lang german --seed 1", "noise"]
 [language.german]
 german = 97.5
@@ -604,7 +605,9 @@ german = 97.5
     fields = row.split("\t")
     assert fields[:4] == ["german", "german", "2", f"{ckpt / 'model.safetensors'},{ckpt2}"]
     assert fields[4:7] == ["97.50", "high", str(entries[0].size_bytes)]
-    assert fields[8] == "inflect train --lang german --seed 1 && noise"
+    assert header.split("\t")[7:10] == ["method", "data", "commands"]
+    assert fields[7:10] == ["ensemble of 2, each from scratch", "synthetic",
+                            "inflect train --lang german --seed 1 && noise"]
 
     # the default model of a language (any alias) is that ensemble
     assert default_model("de", folder).members == (ckpt / "model.safetensors", ckpt2)

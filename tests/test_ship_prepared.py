@@ -350,3 +350,35 @@ def test_an_ensemble_is_offered_for_the_languages_finished_in_every_queue(tmp_pa
         candidates.ensemble_models([f"high={roots[0]}"])
     with pytest.raises(SystemExit, match="not medium"):
         candidates.ensemble_models([f"medium={roots[0]}+{roots[1]}"])
+
+
+def test_a_kept_model_of_one_language_competes_with_its_ensemble_and_may_leave():
+    """With --kept-compete the kept per-language models join the selection (ship.py's pool):
+    a language's ensemble replaces its kept model where it gains more per byte, and a kept model
+    of little gain per byte leaves to make room within the budget. Gains by hand: cornish's
+    ensemble +34 over the multilingual 32 for 1.0 MB, its kept model +0 (it is 32 too); zulu's
+    kept model +1 for 0.5 MB."""
+    import pandas as pd
+
+    candidates = _load_ship("ship_candidates")
+    selection = _load_ship("ship_selection")
+    assert candidates.is_per_language({"members": ["per-language/medium/zulu/member-1.safetensors"]})
+    assert not candidates.is_per_language({"members": ["multilingual-medium/member-1.safetensors"]})
+
+    def frame(scores):
+        return pd.DataFrame(list(scores.items()), columns=["language", "accuracy"])
+
+    ens = "cornish-medium" + candidates.ENSEMBLE_VARIANT
+    scores = {"multi": frame({"cornish": 32.0, "zulu": 68.0}),
+              "cornish-medium": frame({"cornish": 33.0}), ens: frame({"cornish": 66.0}),
+              "zulu-medium": frame({"zulu": 69.0})}
+    settings = dict.fromkeys(scores, "medium")
+    sizes = {"multi": 1_000_000, "cornish-medium": 900_000, ens: 1_000_000,
+             "zulu-medium": 500_000}
+    pool = {"cornish-medium", ens, "zulu-medium"}
+    # room for everything: the ensemble replaces cornish's kept model, zulu's stays
+    chosen, _ = selection.select_per_language(scores, settings, sizes, pool, 10e6)
+    assert sorted(chosen) == [ens, "zulu-medium"]
+    # 2.0 MB: the multilingual model and the ensemble; zulu's kept model (+1) no longer fits
+    chosen, _ = selection.select_per_language(scores, settings, sizes, pool, 2.0e6)
+    assert chosen == [ens]

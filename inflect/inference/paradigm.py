@@ -423,6 +423,9 @@ class Paradigms:
             predictions = list(self.predictor.stream(queries))
         except InputError as exc:
             raise InputError(exc.what, exc.value, src, line) from None
+        failed = next((p for p in predictions if not isinstance(p, Prediction)), None)
+        if failed is not None:  # the lemma itself (too long, ...): every cell would fail alike
+            raise InputError(failed.message, None, src, line)
         cells = tuple(
             _cell(b, place, p) for b, place, p in zip(bundles, places, predictions, strict=True)
         )

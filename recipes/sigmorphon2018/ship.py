@@ -63,6 +63,7 @@ from ship_candidates import (
     base_name,
     checkpoint_file,
     ensemble_models,
+    is_per_language,
     kept_models,
     language_of,
     parse_models,
@@ -110,6 +111,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reship", action="store_true",
                         help="the per-language models of --out-dir's registry compete again, "
                              "prepared and scored like the --queue ones")
+    parser.add_argument("--kept-compete", action="store_true",
+                        help="the --keep models of one language (members under per-language/) "
+                             "compete in the selection with their registry scores, as stored: "
+                             "a new model of their language may replace one, and one that gains "
+                             "too little per byte may leave")
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
                              "dev gain per MB while it holds (default 100)")
@@ -179,7 +185,8 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     per_language = {n: p for n, p in per_language.items() if n not in skip}
     per_language = storage_variants(per_language, queued, set(args.int4_names), args.only_int4)
     ensembles, ensemble_greedy = ensemble_models(args.ensemble)
-    kept_languages = {language_of(n) + "-" + t["setting"] for n, t in kept.items()}
+    kept_languages = {language_of(n) + "-" + t["setting"] for n, t in kept.items()
+                      if not (args.kept_compete and is_per_language(t))}
     ensembles = {n: p for n, p in ensembles.items() if base_name(n) not in kept_languages}
     per_language |= ensembles
     greedy |= ensemble_greedy
@@ -219,6 +226,8 @@ def choose(args: argparse.Namespace, found: Candidates, facts: dict, scores: dic
     settings = {name: f["setting"] for name, f in facts.items()}
     settings |= {name: table["setting"] for name, table in found.kept.items()}
     per_language = found.per_language
+    pool = set(per_language) | ({n for n, t in found.kept.items() if is_per_language(t)}
+                                if args.kept_compete else set())
     sizes = {name: sum(checkpoint_file(p).stat().st_size for p in paths)
              // (1 if name in per_language or args.keep_dtype or args.int8 else 2)  # in float16
              for name, paths in found.models.items()}
@@ -228,17 +237,20 @@ def choose(args: argparse.Namespace, found: Candidates, facts: dict, scores: dic
               in zip(baseline["language"], baseline["setting"], baseline["accuracy"], strict=True)
               } if baseline is not None else {}
     chosen, dropped = select_per_language(scores | found.kept_scores, settings, sizes,
-                                          set(per_language), args.budget_mb * 1e6, floors,
+                                          pool, args.budget_mb * 1e6, floors,
                                           args.targets)
     candidates = {language_of(n) + "-" + settings[n] for n in per_language}
-    for name in [n for n in per_language if n not in chosen] + dropped:
+    left = sorted(n for n in found.kept if n in pool and n not in chosen)
+    for name in [n for n in pool if n not in chosen] + dropped:
         found.models.pop(name, None)
         found.kept.pop(name, None)
+        found.kept_scores.pop(name, None)  # a variant chosen in its place takes its name next
     settle_variants(chosen, per_language, found.models, scores, facts, settings)
     in_4_bits = [n for n in chosen if n.endswith(INT4_VARIANT)]
     print(f"per-language models shipped: {len(chosen)} ({len(in_4_bits)} of them in 4 bits) "
           f"of {len(candidates)}"
-          + (f"; dropped (no language's best): {', '.join(dropped)}" if dropped else ""))
+          + (f"; dropped (no language's best): {', '.join(dropped)}" if dropped else "")
+          + (f"; kept models replaced or left out: {', '.join(left)}" if left else ""))
     return settings
 
 

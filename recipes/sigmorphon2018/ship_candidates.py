@@ -161,6 +161,12 @@ def previous_models(out_dir: Path) -> dict[str, dict]:
     return tomllib.loads(registry.read_text(encoding="utf-8")).get("model", {})
 
 
+def is_per_language(table: dict) -> bool:
+    """Whether a registry ``[model.NAME]`` table is a model of one language (every member under
+    ``per-language/``)."""
+    return all(m.startswith("per-language/") for m in table["members"])
+
+
 def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
     """The per-language models of ``out_dir/registry.toml`` (members under ``per-language/``),
     as candidates to ship again (prepared and scored like a queue's), with each one's best dev
@@ -173,7 +179,7 @@ def shipped_per_language(out_dir: Path) -> tuple[Models, dict[str, float]]:
     models: Models = {}
     greedy: dict[str, float] = {}
     for name, table in registry.get("model", {}).items():
-        if all(m.startswith("per-language/") for m in table["members"]):
+        if is_per_language(table):
             models[name] = [out_dir / m for m in table["members"]]
             training = load_metadata(models[name][0]).get("training") or {}
             greedy[name] = float(training.get("best_accuracy", -1.0))
