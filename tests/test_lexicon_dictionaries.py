@@ -230,3 +230,44 @@ def test_the_installed_dictionaries_are_those_whose_library_is_there():
     names = {cls.module for cls in installed_dictionaries()}
     for module in ("lemminflect", "pymorphy3", "german_nouns"):
         assert (module in names) == (importlib.util.find_spec(module) is not None)
+
+
+@pytest.mark.slow
+def test_verbeccs_lazy_parsers_give_verbeccs_own_conjugations():
+    """The adapter's lazy parsers (a template and a verb built when first asked) against
+    verbecc's own parsers, which build all of them at load: the same conjugation, every mood and
+    tense with alternates, for every 50th listed verb and the irregular ones, and the same
+    answer for an infinitive found only without its accents."""
+    need("verbecc", "dictionaries")
+    from inflect.lexicon.field_verbecc import Verbecc, _import_verbecc
+
+    if not Verbecc.available():
+        pytest.skip("verbecc 2.x is installed; the adapter reads verbecc 1.10")
+    conjugator = _import_verbecc()
+    import verbecc.conjugations_parser as templates
+    import verbecc.verbs_parser as verbs
+
+    lazy = (templates.ConjugationsParser, verbs.VerbsParser)
+    assert all(getattr(p, "lazy", False) for p in lazy)
+    own = tuple(p.__mro__[1] for p in lazy)
+    assert not any(getattr(p, "lazy", False) for p in own)
+
+    def conjugate(conj, infinitive):
+        try:
+            return conj.conjugate(infinitive, include_alternates=True, conjugate_pronouns=False)
+        except Exception as exc:  # the same failure counts as the same answer
+            return type(exc).__name__
+
+    for code, irregular, unaccented in [("it", ["essere", "avere", "andare"], "poter"),
+                                        ("fr", ["être", "avoir", "aller"], "etre"),
+                                        ("es", ["ser", "ir", "haber"], "reir")]:
+        fast = conjugator.Conjugator(code)
+        templates.ConjugationsParser, verbs.VerbsParser = own
+        try:
+            full = conjugator.Conjugator(code)
+        finally:
+            templates.ConjugationsParser, verbs.VerbsParser = lazy
+        sample = full.get_infinitives()[::50] + irregular + [unaccented]
+        assert len(sample) > 100
+        for infinitive in sample:
+            assert conjugate(fast, infinitive) == conjugate(full, infinitive), infinitive
