@@ -118,9 +118,6 @@ def _lazy_verbs(parser: type) -> type:
     accents, the list of verbs) is answered by verbecc's own parser, built then."""
     if getattr(parser, "lazy", False):
         return parser
-    from importlib.resources import as_file, files
-
-    from lxml import etree
     from verbecc import verb
 
     class LazyVerbsParser(parser):  # type: ignore[misc, valid-type]
@@ -128,10 +125,7 @@ def _lazy_verbs(parser: type) -> type:
 
         def __init__(self, lang: str = "fr") -> None:
             self._lang, self._full = lang, None
-            xml = etree.XMLParser(encoding="utf-8", remove_blank_text=True, remove_comments=True)
-            source = files("verbecc.data.xml.verbs").joinpath(f"verbs-{lang}.xml")
-            with as_file(source) as path:
-                root = etree.parse(str(path), xml).getroot()
+            root = _verbecc_xml("verbs", f"verbs-{lang}.xml", validate=False)
             self._elements: dict[str, Any] = {}
             for child in root:  # the first of equal infinitives, as verbecc's sorted search
                 if child.tag == "v":
@@ -162,6 +156,19 @@ def _lazy_verbs(parser: type) -> type:
     return LazyVerbsParser
 
 
+def _verbecc_xml(folder: str, name: str, validate: bool) -> Any:
+    """The root element of verbecc's data file ``verbecc/data/xml/FOLDER/NAME``, parsed as
+    verbecc parses it (its DTD checked where ``validate``)."""
+    from importlib.resources import as_file, files
+
+    from lxml import etree
+
+    xml = etree.XMLParser(dtd_validation=validate, encoding="utf-8", remove_blank_text=True,
+                          remove_comments=True)
+    with as_file(files(f"verbecc.data.xml.{folder}").joinpath(name)) as path:
+        return etree.parse(str(path), xml).getroot()
+
+
 def _lazy_templates(parser: type) -> type:
     """verbecc's ``ConjugationsParser`` building a conjugation template when a verb first needs
     it, not all of them at load: Italian's 602 templates (41,520 person endings) took 0.50 of the
@@ -170,20 +177,13 @@ def _lazy_templates(parser: type) -> type:
     ``ConjugationTemplate`` of the same element, so every form is verbecc's."""
     if getattr(parser, "lazy", False):
         return parser
-    from importlib.resources import as_file, files
-
-    from lxml import etree
     from verbecc import conjugation_template, exceptions
 
     class LazyConjugationsParser(parser):  # type: ignore[misc, valid-type]
         lazy = True
 
         def __init__(self, lang: str = "fr") -> None:
-            xml = etree.XMLParser(dtd_validation=True, encoding="utf-8",
-                                  remove_blank_text=True, remove_comments=True)
-            source = files("verbecc.data.xml.conjugations").joinpath(f"conjugations-{lang}.xml")
-            with as_file(source) as path:
-                root = etree.parse(str(path), xml).getroot()
+            root = _verbecc_xml("conjugations", f"conjugations-{lang}.xml", validate=True)
             if root.tag != f"conjugation-{lang}":
                 raise exceptions.ConjugationsParserError(
                     f"Root XML Tag conjugation-{lang} Not Found")

@@ -210,15 +210,21 @@ class ModelPool:
         key = (base.model_name, "predict", options)
         made = self._made.get(key)
         if made is None:
-            made = Predictor(
-                base.loaded,
-                lexicons=self._layers(options.lexicons),
-                beam_size=options.beam,
-                support=options.support,  # type: ignore[arg-type]
-                max_forms=options.max_forms,
-            )
-            made.model_name = base.model_name
-            self._made[key] = made
+            made = self._made[key] = self._searcher(base, options)
+        return made
+
+    def _searcher(self, base: Predictor, options: SearchOptions, **extra: Any) -> Predictor:
+        """A new predictor of ``base``'s loaded model with ``options`` (and ``extra`` keyword
+        arguments of :class:`~inflect.inference.predictor.Predictor`), named as ``base``."""
+        made = Predictor(
+            base.loaded,
+            lexicons=self._layers(options.lexicons),
+            beam_size=options.beam,
+            support=options.support,  # type: ignore[arg-type]
+            max_forms=options.max_forms,
+            **extra,
+        )
+        made.model_name = base.model_name
         return made
 
     def paradigms(self, base: Predictor, options: SearchOptions) -> Paradigms:
@@ -232,14 +238,6 @@ class ModelPool:
         key = (base.model_name, "paradigm", options)
         made = self._made.get(key)
         if made is None:
-            predictor = Predictor(
-                base.loaded,
-                lexicons=self._layers(options.lexicons),
-                beam_size=options.beam,
-                support=options.support,  # type: ignore[arg-type]
-                max_forms=options.max_forms,
-                chunk_size=defaults.PARADIGM_CHUNK_SIZE,
-            )
-            predictor.model_name = base.model_name
+            predictor = self._searcher(base, options, chunk_size=defaults.PARADIGM_CHUNK_SIZE)
             made = self._made[key] = Paradigms(predictor)
         return made
