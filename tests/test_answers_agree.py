@@ -126,7 +126,7 @@ def test_a_file_name_that_names_no_language_says_so(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("words.tsv").write_text("Haus\tHäusern\tN;DAT;PL\n", encoding="utf-8")
     result = _predict("--lang", "german", "--no-lexicon", "Haus", "N;DAT;PL")
-    assert result.exit_code == 0
+    assert result.exit_code == 0 and "words.tsv" not in result.output  # not given: not read
     result = _predict("--lang", "german", "--lexicon", "words.tsv", "Haus", "N;DAT;PL")
     assert "words.tsv: the file name names no language" in result.output
     record = json.loads(result.stdout.splitlines()[0])

@@ -265,3 +265,33 @@ def test_answers_list_unimorph_after_the_user_s_file_and_evaluate_treats_it_as_s
                                         "--lexicon", "unimorph"])
     assert refused.exit_code == 1
     assert "attests the gold form of" in refused.output and "UniMorph" in refused.output
+
+
+def test_pinning_leaves_out_git_lfs_pointers_and_pins_the_blob_git_lists(tmp_path):
+    """recipes/dictionaries/pin_unimorph.py on a real git repository: the inflection file is
+    pinned with the blob id computed by hand (SHA-1 of ``blob <size>\\0`` + bytes), an LFS
+    pointer named like one is left out, another file is not an inflection file."""
+    import importlib.util
+    import sys
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    path = Path(__file__).resolve().parent.parent / "recipes" / "dictionaries" / "pin_unimorph.py"
+    spec = importlib.util.spec_from_file_location("pin_unimorph", path)
+    pin = importlib.util.module_from_spec(spec)
+    sys.modules["pin_unimorph"] = pin
+    spec.loader.exec_module(pin)
+    repo = tmp_path / "fin"
+    repo.mkdir()
+    data = "talo\ttalossa\tN;IN+ESS;SG\n".encode()
+    (repo / "fin.1").write_bytes(data)
+    (repo / "fin.2").write_text("version https://git-lfs.github.com/spec/v1\n"
+                                "oid sha256:" + "0" * 64 + "\nsize 123456\n")
+    (repo / "README.md").write_text("not an inflection file\n")
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for args in (["init", "-q"], ["add", "."], [*env, "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    blocks = pin.entries(repo, "fin", "finnish")
+    assert len(blocks) == 1 and 'path = "unimorph/fin/fin.1"' in blocks[0]
+    by_hand = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    assert f'git_blob = "{by_hand}"' in blocks[0]

@@ -226,3 +226,36 @@ def test_the_page_grid_is_the_paradigm_pages_and_user_text_is_escaped():
     assert doc.xpath("//p[@class='error']")[0].text == HOSTILE
     assert doc.xpath("//datalist/option/@value") == ["N", "V"]
     assert doc.xpath("//div[@class='scroll']/section[@class='paradigm']")
+
+
+def test_a_model_given_up_keeps_no_predictor_made_of_it(monkeypatch):
+    """Beyond max_models the least recently used model is given up with what was made of it;
+    a predictor made for a model already given up (a request for more languages than the cap)
+    serves that request and is not kept."""
+    from types import SimpleNamespace
+
+    import inflect.serve.models as models
+
+    made = []
+
+    class FakePredictor:  # what ModelPool._searcher builds, without weights
+        def __init__(self, loaded, **kwargs):
+            self.loaded, self.kwargs = loaded, kwargs
+            made.append(self)
+
+    monkeypatch.setattr(models, "Predictor", FakePredictor)
+    pool = models.ModelPool(max_models=1, lexicons=False)
+
+    def base(name):
+        return SimpleNamespace(model_name=name, loaded=name)
+
+    beam3 = models.SearchOptions(beam=3)
+    pool.keep(SimpleNamespace(name="a"), base("a"))
+    first = pool.predictor(base("a"), beam3)
+    assert pool.predictor(base("a"), beam3) is first and len(made) == 1  # kept while loaded
+    pool.keep(SimpleNamespace(name="b"), base("b"))  # gives up a, and what was made of it
+    assert pool.loaded == ("b",)
+    again = pool.predictor(base("a"), beam3)
+    assert again is not first and again.model_name == "a"
+    assert pool.predictor(base("a"), beam3) is not again  # a is not loaded: nothing kept
+    assert pool._made == {}

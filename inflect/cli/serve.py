@@ -34,7 +34,8 @@ from inflect.cli.options import (
 @click.option("--max-queue", type=click.IntRange(min=1), default=defaults.SERVE_MAX_QUEUE,
               show_default=True,
               help="Inputs waiting for the search at most; beyond, a request is answered 503 "
-                   "with Retry-After.")
+                   "with Retry-After (a request is taken whole when nothing waits, so one "
+                   "request of up to --max-inputs always gets through).")
 @click.option("--max-inputs", type=click.IntRange(min=1), default=defaults.SERVE_MAX_INPUTS,
               show_default=True, help="Inputs of one POST /v1/inflect at most (413 beyond).")
 @click.option("--batch-window", type=click.FloatRange(0, 1), default=defaults.SERVE_BATCH_WINDOW,

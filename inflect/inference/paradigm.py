@@ -182,7 +182,7 @@ class Paradigm:
         certificate (:attr:`Certificate.NONE`), placed by its features, with a note.
 
         Raises:
-            DataFormatError: ``tags`` is not a tag bundle.
+            ValueError: ``tags`` is not a tag bundle (:meth:`TagBundle.parse`).
         """
         bundle = tags if isinstance(tags, TagBundle) else TagBundle.parse(tags)
         wanted = bundle.multiset

@@ -1,10 +1,13 @@
 """Field dictionaries: inflection libraries people already use, as lexicons, where installed.
 
 Each adapter (:class:`FieldDictionary`) wraps one installed library and answers for its
-languages only (:mod:`inflect.lexicon.dictionaries` lists those installed): ``pymorphy3`` (Russian, Ukrainian; :mod:`inflect.lexicon.field_pymorphy`),
-``lemminflect`` (English; :mod:`inflect.lexicon.field_lemminflect`), ``german-nouns`` (German
-nouns; :mod:`inflect.lexicon.field_german_nouns`) and ``verbecc`` (Catalan, French, Italian,
-Portuguese, Romanian and Spanish verbs; :mod:`inflect.lexicon.field_verbecc`). The library is
+languages only (:mod:`inflect.lexicon.dictionaries` lists those installed): ``pymorphy3``
+(Russian, Ukrainian, each where its dictionary package is installed;
+:mod:`inflect.lexicon.field_pymorphy`), ``lemminflect`` (English;
+:mod:`inflect.lexicon.field_lemminflect`), ``german-nouns`` (German nouns;
+:mod:`inflect.lexicon.field_german_nouns`) and ``verbecc`` 1.10 (French, Italian and Spanish
+verbs; :mod:`inflect.lexicon.field_verbecc`; its Catalan, Portuguese and Romanian tables have no
+mapping here yet). The library is
 imported, and its data loaded, at the first lookup of one of its languages (a German query never
 loads pymorphy3). Only the dictionary's own entries answer: a library's guesser for unknown words
 (pymorphy3's predictor, verbecc's classifier, lemminflect's rules) is never asked, so an answer is
@@ -94,7 +97,7 @@ class FieldDictionary:
     def lookup(self, language: str, lemma: str, tags: TagBundle) -> tuple[Attestation, ...]:
         """The dictionary's forms of the input (see :class:`~inflect.lexicon.Lexicon`); empty
         for another language, another part of speech, or a lemma it does not hold."""
-        code = self.codes.get(language)
+        code = self.codes.get(language) if language in self.languages() else None
         pos = next((f for f in tags.multiset if f.split(".")[0] in self.parts_of_speech), None)
         if code is None or pos is None:
             return ()

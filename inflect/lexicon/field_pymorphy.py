@@ -102,6 +102,18 @@ class Pymorphy(FieldDictionary):
     module = "pymorphy3"
     codes: ClassVar[dict[str, str]] = {"russian": "ru", "ukrainian": "uk"}
     parts_of_speech = frozenset({"N", "ADJ", "V"})
+    _installed: frozenset[str] | None = None
+
+    def languages(self) -> frozenset[str]:
+        """Russian and Ukrainian where its dictionary package (``pymorphy3-dicts-ru``,
+        ``-uk``) is installed: pymorphy3 without one cannot answer for that language."""
+        import importlib.util
+
+        if self._installed is None:
+            self._installed = frozenset(
+                lang for lang, code in self.codes.items()
+                if importlib.util.find_spec(f"pymorphy3_dicts_{code}") is not None)
+        return self._installed
 
     def source(self, language: str) -> str:
         """``pymorphy3 2.0.6 (pymorphy3-dicts-ru 2.4.417150.4580142)``."""

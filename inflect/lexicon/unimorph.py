@@ -278,20 +278,22 @@ class UniMorphLexicon:
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None) -> None:
         self.folder = unimorph_dir(data_dir)
-        self._stores: dict[str, IndexedStore | None] = {}
+        self._stores: dict[str, IndexedStore] = {}
 
     def languages(self) -> frozenset[str]:
         """The installed languages (by their index files; nothing is read)."""
         return frozenset(p.stem for p in self.folder.glob("*.parquet"))
 
     def _store(self, language: str) -> IndexedStore | None:
-        if language not in self._stores:
+        """The language's index, opened once; None while it is not installed (looked for again
+        at the next lookup: a running service sees a language fetched later)."""
+        if self._stores.get(language) is None:
             index = self.folder / f"{language}.parquet"
-            store = None
-            if index.is_file():
-                meta = read_meta(index)
-                store = IndexedStore(index, [_label(meta["iso"], f) for f in meta["files"]])
-            self._stores[language] = store
+            if not index.is_file():
+                return None
+            meta = read_meta(index)
+            self._stores[language] = IndexedStore(
+                index, [_label(meta["iso"], f) for f in meta["files"]])
         return self._stores[language]
 
     def lookup(self, language: str, lemma: str, tags: TagBundle) -> tuple[Attestation, ...]:

@@ -210,8 +210,16 @@ class ModelPool:
         key = (base.model_name, "predict", options)
         made = self._made.get(key)
         if made is None:
-            made = self._made[key] = self._searcher(base, options)
+            made = self._searcher(base, options)
+            self._keep(key, made)
         return made
+
+    def _keep(self, key: tuple[Any, ...], made: Any) -> None:
+        """Cache what was made for a model only while the model is loaded (a request for more
+        languages than :attr:`max_models` may have given up one it loaded: its predictor then
+        serves that request and is not kept)."""
+        if key[0] in self._loaded:
+            self._made[key] = made
 
     def _searcher(self, base: Predictor, options: SearchOptions, **extra: Any) -> Predictor:
         """A new predictor of ``base``'s loaded model with ``options`` (and ``extra`` keyword
@@ -239,5 +247,6 @@ class ModelPool:
         made = self._made.get(key)
         if made is None:
             predictor = self._searcher(base, options, chunk_size=defaults.PARADIGM_CHUNK_SIZE)
-            made = self._made[key] = Paradigms(predictor)
+            made = Paradigms(predictor)
+            self._keep(key, made)
         return made

@@ -9,8 +9,9 @@ to learn the affixes from their context rather than from the stem.
 
 As in the authors' implementation (``augment.py`` of antonisa/inflection): a run longer than five
 symbols keeps its first and last symbol (stem edges often take part in the inflection), and each
-other symbol of a run is replaced with probability 1/2 (at least one per pair here, so that no
-hallucinated pair repeats its original). The alignment is the Levenshtein alignment of
+other symbol of a run is replaced with probability 1/2 (at least one per pair here) by a symbol
+drawn from the language's training alphabet, which may be the symbol it replaces (as in the
+authors' code), so a hallucinated pair can, rarely, repeat its original. The alignment is the Levenshtein alignment of
 :func:`rapidfuzz.distance.Levenshtein.opcodes` (its ``equal`` blocks are the runs).
 
 Everything is a function of the items and the seed (:class:`random.Random` seeded with the seed

@@ -42,6 +42,11 @@ def data_pairs(language: str, data_dir: str | None) -> dict[tuple[str, object], 
 
 
 def measure(dictionary, language: str, data_dir: str | None, out: Path | None) -> dict:
+    """One dictionary's agreement with the language's train/dev pairs (the table's row):
+    ``pairs`` in the files, ``held`` by the dictionary, ``agree`` (the data's form among its
+    forms), ``first`` (its first form is the data's), ``differences`` (first forms that
+    differ, each written to ``out/LANGUAGE-DICTIONARY.tsv`` with the data's file and line
+    where ``out`` is given)."""
     pairs = data_pairs(language, data_dir)
     held = agree = first = 0
     missed_bundles: Counter[str] = Counter()

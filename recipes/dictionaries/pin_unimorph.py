@@ -54,6 +54,14 @@ def git(folder: Path, *args: str) -> str:
                           text=True).stdout
 
 
+def is_lfs_pointer(folder: Path, blob: str) -> bool:
+    """Whether a blob is a Git LFS pointer (a small text that starts
+    ``version https://git-lfs``), read with ``git cat-file`` from the clone."""
+    if int(git(folder, "cat-file", "-s", blob)) > 1024:
+        return False
+    return git(folder, "cat-file", "-p", blob).startswith("version https://git-lfs")
+
+
 def entries(folder: Path, iso: str, name: str) -> list[str]:
     """The TOML entries of one repository's inflection files at its HEAD."""
     commit = git(folder, "rev-parse", "HEAD").strip()
@@ -62,6 +70,9 @@ def entries(folder: Path, iso: str, name: str) -> list[str]:
         meta, path = line.split("\t", 1)
         _mode, kind, blob = meta.split()
         if kind != "blob" or not re.fullmatch(rf"{iso}(\.\d+)?", path):
+            continue
+        if is_lfs_pointer(folder, blob):  # the raw address would serve the pointer
+            print(f"{name}: {path} is a Git LFS pointer; left out", file=sys.stderr)
             continue
         blocks.append(
             f'\n[[files]]\nlanguage = "{name}"\niso639_3 = "{iso}"\n'

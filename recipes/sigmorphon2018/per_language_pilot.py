@@ -235,7 +235,10 @@ def score_beam5(out: Path, pilot: str, names: list[str], data_dir: str | None) -
             command += [a for m in models for a in ("--model", str(m))]
             if data_dir:
                 command += ["--data-dir", data_dir]
-            subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
+            done = subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
+            if done.returncode != 0:
+                print(f"{name} {lang}: inflect evaluate failed (exit status "
+                      f"{done.returncode}); its beam-5 figure is left out", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

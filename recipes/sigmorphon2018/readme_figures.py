@@ -24,7 +24,8 @@ START, END = "<!-- shipped-figures:start -->", "<!-- shipped-figures:end -->"
 
 @dataclass(frozen=True)
 class SettingFigures:
-    """One data setting's figures: its languages, the macro dev accuracy of each language's best
+    """One data setting's figures: the languages its multilingual model serves, the macro dev
+    accuracy (over every language with a model of the setting) of each language's best
     shipped model of the setting, the official baseline's macro over the same languages, how
     many languages are at or above it, the 2018 winner's macro test accuracy, and the
     multilingual model's macro and members."""
@@ -77,15 +78,18 @@ def figures(models_dir: Path, data_dir: str | None) -> Figures:
         floors = baseline[baseline["setting"] == setting].set_index("language")["accuracy"]
         floors = {lang: float(floors[lang]) for lang in best if lang in floors}
         winner = system_accuracy(setting, data_dir=data_dir)
+        if not winner:
+            raise SystemExit(f"no 2018 results sheet for {setting} (conll2018-task1-results/"
+                             f"{setting}.tsv inside or beside --data-dir): give --data-dir")
         multi = f"multilingual-{setting}"
         multi_acc = [row[multi] for row in served.values() if multi in row]
         per_setting[setting] = SettingFigures(
-            languages=len(best),
+            languages=len(multi_acc),
             macro=sum(best.values()) / len(best),
             baseline=sum(floors.values()) / len(floors),
             at_or_above=sum(best[lang] >= floor for lang, floor in floors.items()),
             with_baseline=len(floors),
-            winner=sum(winner.values()) / len(winner) if winner else float("nan"),
+            winner=sum(winner.values()) / len(winner),
             multilingual=sum(multi_acc) / len(multi_acc),
             multilingual_members=len(models[multi]["members"]),
         )

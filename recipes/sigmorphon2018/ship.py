@@ -273,8 +273,10 @@ def tables(args: argparse.Namespace, found: Candidates, scores: dict, settings: 
 
 def write(args: argparse.Namespace, found: Candidates, facts: dict, shipped: dict[str, Any],
           served: set[str], out_dir: Path) -> None:
-    """Store the shipped models' members in ``out_dir``, remove the weights no model lists, and
-    write ``out_dir/registry.toml``."""
+    """Store the shipped models' members in ``out_dir``, write ``out_dir/registry.toml``
+    (atomically), then remove the weights no model lists."""
+    from inflect.io.atomic import atomic_write
+
     stored = {}
     for name, paths in found.models.items():
         if name in found.per_language:
@@ -283,10 +285,10 @@ def write(args: argparse.Namespace, found: Candidates, facts: dict, shipped: dic
                                          f"per-language/{setting}/{language}")
         else:
             stored[name] = store_members(name, paths, out_dir, not args.keep_dtype)
-    remove_unshipped(out_dir, [m for ms in stored.values() for m in ms]
-                     + [m for table in found.kept.values() for m in table["members"]])
-    (out_dir / "registry.toml").write_text(
-        registry_text(found.models, facts, stored, shipped, found.kept, found.previous))
+    text = registry_text(found.models, facts, stored, shipped, found.kept, found.previous)
+    atomic_write(out_dir / "registry.toml", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    remove_unshipped(out_dir, [m for ms in stored.values() for m in ms]  # once the registry
+                     + [m for table in found.kept.values() for m in table["members"]])  # is new
     size = sum(p.stat().st_size for p in out_dir.rglob("*.safetensors"))
     print(f"wrote {out_dir / 'registry.toml'} ({len(served)} languages, "
           f"{len(found.models) + len(found.kept)} models; {size / 1e6:.1f} MB of weights in "

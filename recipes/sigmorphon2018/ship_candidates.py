@@ -31,6 +31,11 @@ def checkpoint_file(path: Path) -> Path:
 
 
 def parse_models(specs: list[str]) -> Models:
+    """``NAME`` -> its member checkpoints for every ``--model NAME=CKPT[,CKPT...]``.
+
+    Raises:
+        SystemExit: a spec without a name or a checkpoint.
+    """
     models: Models = {}
     for spec in specs:
         name, _, paths = spec.partition("=")
