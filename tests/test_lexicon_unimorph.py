@@ -283,7 +283,7 @@ def test_pinning_leaves_out_git_lfs_pointers_and_pins_the_blob_git_lists(tmp_pat
     spec.loader.exec_module(pin)
     repo = tmp_path / "fin"
     repo.mkdir()
-    data = "talo\ttalossa\tN;IN+ESS;SG\n".encode()
+    data = b"talo\ttalossa\tN;IN+ESS;SG\n"
     (repo / "fin.1").write_bytes(data)
     (repo / "fin.2").write_text("version https://git-lfs.github.com/spec/v1\n"
                                 "oid sha256:" + "0" * 64 + "\nsize 123456\n")
