@@ -227,6 +227,12 @@ def test_a_file_added_by_hand_is_verified_against_the_pin(tmp_path, monkeypatch)
     with pytest.raises(LexiconError, match="no line in the layout"):
         add_unimorph(bad, "german", home)
     assert files_under(home) == before  # nothing of the refused file is left
+    # beside readable files of its language too: refused, and the index as before
+    with pytest.raises(LexiconError, match="bad.tsv: no line in the layout"):
+        add_unimorph(bad, "english", home)
+    assert files_under(home) == before
+    found = UniMorphLexicon(home).lookup("english", "blick", TagBundle.parse("V;PST"))
+    assert [a.form for a in found] == ["blacked", "blicked"]
 
     listed = CliRunner().invoke(main, ["lexicon", "list", "--data-dir", str(home),
                                        "--format", "tsv"])

@@ -254,9 +254,16 @@ def add_unimorph(
     existed = target.exists()
     atomic_write(target, copy)
     try:
-        return install(spec.name, data_dir, manifest=manifest), entry is not None
+        done = install(spec.name, data_dir, manifest=manifest)
+        added = next(f for f in done.files if f["name"] == target.name)
+        if not added["forms"]:  # the language's other files were readable, this one is not
+            target.unlink()
+            install(spec.name, data_dir, manifest=manifest)
+            raise LexiconError(f"{path}: no line in the layout lemma<TAB>form<TAB>tags "
+                               f"({added['first_skipped']}); nothing was installed")
+        return done, entry is not None
     except LexiconError:
-        if not existed:
+        if not existed and target.exists():
             target.unlink()
             if created:
                 folder.rmdir()

@@ -178,6 +178,9 @@ class OutputAlphabets:
     def from_dict(cls, d: Mapping[str, Any]) -> OutputAlphabets:
         """Inverse of :meth:`to_dict`; a record without written symbols (a checkpoint made
         before they were kept) takes them from :func:`shipped_written` for the languages it has.
+        That record is of the shared task's files: a checkpoint trained, before the written
+        symbols were kept, on other files under a shared-task language's name may then write
+        only the symbols the shared task's forms write (train it again to record its own).
 
         Raises:
             ValueError: a malformed record.
