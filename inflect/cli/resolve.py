@@ -134,6 +134,19 @@ def _lexicon_notes(user) -> None:
                        + (f" (did you mean {hint!r}?)" if hint else ""), err=True)
 
 
+def check_no_lexicon(lexicon_files: tuple[str, ...]) -> None:
+    """With --no-lexicon: refuse --lexicon given on the command line too (a file of
+    INFLECT_LEXICON alone is overridden by --no-lexicon).
+
+    Raises:
+        click.UsageError: both options given.
+    """
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("lexicon_files") == click.core.ParameterSource.COMMANDLINE
+    if lexicon_files and given:
+        raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
+
+
 def chosen_lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None,
                     shipped: bool = True, unimorph: bool = True, dictionaries: bool = True):
     """The lexicons of --lexicon / --no-lexicon (the user's files, then the field dictionaries,
@@ -142,10 +155,7 @@ def chosen_lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str 
     from inflect.lexicon import load_lexicons
 
     if no_lexicon:
-        ctx = click.get_current_context()
-        given = ctx.get_parameter_source("lexicon_files") == click.core.ParameterSource.COMMANDLINE
-        if lexicon_files and given:  # INFLECT_LEXICON alone: --no-lexicon overrides it
-            raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
+        check_no_lexicon(lexicon_files)
         return None
     found = load_lexicons(lexicon_files, shipped=shipped, language=lang, unimorph=unimorph,
                           dictionaries=dictionaries)

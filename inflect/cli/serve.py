@@ -65,13 +65,11 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
     import os
     import warnings
 
-    from inflect.cli.resolve import set_threads
+    from inflect.cli.resolve import check_no_lexicon, set_threads
 
     set_threads(threads)
-    source = click.get_current_context().get_parameter_source("lexicon_files")
-    if no_lexicon and lexicon_files and source == click.core.ParameterSource.COMMANDLINE:
-        raise click.UsageError("--no-lexicon offers the model alone; drop it or --lexicon")
     if no_lexicon:
+        check_no_lexicon(lexicon_files)
         lexicon_files = ()  # INFLECT_LEXICON alone: --no-lexicon overrides it
     try:
         import uvicorn
