@@ -66,8 +66,6 @@ def ensemble_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
     Raises:
         SystemExit: a spec that is not ``SETTING=ROOT+ROOT...``, or a queue of another setting.
     """
-    from inflect.training.queue import QueueSpec, language_status
-
     models: Models = {}
     greedy: dict[str, float] = {}
     for spec in specs:
@@ -75,14 +73,8 @@ def ensemble_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
         roots = [Path(r) for r in joined.split("+") if r]
         if not setting or len(roots) < 2:
             raise SystemExit(f"--ensemble takes SETTING=ROOT+ROOT[+ROOT...], got {spec!r}")
-        finished: list[dict[str, float]] = []
-        for root in roots:
-            queue = QueueSpec.load(root)
-            if queue.setting != setting:
-                raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
-            states = {lang: language_status(root, lang) for lang in queue.languages}
-            finished.append({lang: float(st.best_accuracy or -1.0) for lang, st in states.items()
-                             if st.state == "finished"})
+        finished = [{lang: -1.0 if acc is None else float(acc)
+                     for lang, acc in finished_runs(root, setting).items()} for root in roots]
         for lang in sorted(set.intersection(*(set(f) for f in finished))):
             name = f"{lang}-{setting}{ENSEMBLE_VARIANT}"
             models[name] = [root / lang for root in roots]
@@ -96,23 +88,31 @@ def queue_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
     one's best dev accuracy during training (greedy, from its metrics). A language finished in
     two queues (e.g. a warm start and a smaller network from scratch) gives the run that
     :func:`keep_better_run` keeps."""
-    from inflect.training.queue import QueueSpec, language_status
-
     models: Models = {}
     greedy: dict[str, float] = {}
     for spec in specs:
         setting, _, root = spec.partition("=")
         if not setting or not root:
             raise SystemExit(f"--queue takes SETTING=ROOT, got {spec!r}")
-        queue = QueueSpec.load(Path(root))
-        if queue.setting != setting:
-            raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
-        for lang in queue.languages:
-            status = language_status(Path(root), lang)
-            if status.state == "finished":
-                keep_better_run(models, greedy, f"{lang}-{setting}", Path(root) / lang,
-                                status.best_accuracy)
+        for lang, accuracy in finished_runs(Path(root), setting).items():
+            keep_better_run(models, greedy, f"{lang}-{setting}", Path(root) / lang, accuracy)
     return models, greedy
+
+
+def finished_runs(root: Path, setting: str) -> dict[str, float | None]:
+    """The languages whose run has finished in the ``inflect queue`` folder ``root`` (a running
+    one's model is not its last), each with its best dev accuracy during training (greedy).
+
+    Raises:
+        SystemExit: ``root`` is a queue of another setting than ``setting``.
+    """
+    from inflect.training.queue import QueueSpec, language_status
+
+    queue = QueueSpec.load(root)
+    if queue.setting != setting:
+        raise SystemExit(f"{root} is a queue of setting {queue.setting}, not {setting}")
+    states = {lang: language_status(root, lang) for lang in queue.languages}
+    return {lang: st.best_accuracy for lang, st in states.items() if st.state == "finished"}
 
 
 def keep_better_run(models: Models, greedy: dict[str, float], name: str, run: Path,
