@@ -263,9 +263,10 @@ def tables(args: argparse.Namespace, found: Candidates, scores: dict, settings: 
     queues = args.queue + [f"{setting}={root}" for setting, _, roots in
                            (e.partition("=") for e in args.ensemble) for root in roots.split("+")]
     for setting in sorted({q.partition("=")[0] for q in queues}):
-        table = per_language_table(setting, scores | found.kept_scores, settings,
-                                   set(found.per_language) | set(found.greedy), set(shipped),
-                                   queues, baseline, args.data_dir)
+        own = (set(found.per_language) | set(found.greedy)
+               | {n for n, t in found.kept.items() if is_per_language(t)})
+        table = per_language_table(setting, scores | found.kept_scores, settings, own,
+                                   set(shipped), queues, baseline, args.data_dir)
         (Path(args.results) / f"table-dev-per-language-{setting}.md").write_text(table)
         print(table.splitlines()[-1])
     return shipped
