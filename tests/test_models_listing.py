@@ -115,3 +115,11 @@ def test_the_default_table_fits_a_screen_and_columns_mean_one_thing():
     assert german[head.index("member_files")].split(",")[0].endswith(model["members"][0])
     table_row = next(line.split() for line in lines if line.split()[:1] == ["german"])
     assert table_row[2] == german[head.index("members")]
+
+
+def test_a_method_is_shortened_for_the_table_and_kept_whole_in_the_commands():
+    from inflect.render.tables import short_method
+
+    whole = "ensemble of 2: from scratch; from scratch, hallucinated pairs to 5,000 a language"
+    assert short_method(whole) == "2: scratch; scratch + halluc. 5,000"
+    assert short_method("warm start") == "warm" and short_method(None) == "—"

@@ -55,9 +55,11 @@ def models_command(out_format, every, commands, verbose, models_dir):
     from inflect.render.tables import models_commands, models_table
 
     console = Console()
-    console.print(models_table(entries))
+    wide = console.width >= 120  # the method column needs the room
+    console.print(models_table(entries, method=wide))
     if not (commands or verbose):
-        console.print("how each model was trained: inflect models --commands", style="dim")
+        console.print("how each model was made and trained: inflect models --commands",
+                      style="dim")
         return
     for line in models_commands(entries, every_row=verbose):  # a command: one line, whole
         console.print(line, soft_wrap=True)

@@ -250,11 +250,24 @@ def prediction_table(pred: Record) -> Group:
     return Group(*parts)
 
 
-def models_table(models: Sequence[ShippedModel]) -> Table:
+def short_method(method: str | None) -> str:
+    """A registry ``method`` in a table's few columns: ``ensemble of 2: from scratch; from
+    scratch, hallucinated pairs to 5,000 a language`` -> ``2: scratch; scratch + halluc.
+    5,000``; ``—`` where none is recorded."""
+    if not method:
+        return "—"
+    for long, short in (("ensemble of ", ""), ("from scratch", "scratch"),
+                        ("warm start", "warm"), (", hallucinated pairs to ", " + halluc. "),
+                        (" a language", "")):
+        method = method.replace(long, short)
+    return method
+
+
+def models_table(models: Sequence[ShippedModel], method: bool = True) -> Table:
     """The shipped default models: one line per language and model (language, model, members,
-    dev accuracy in percent, setting, size, method: how the members were made); how each model
-    was trained is
-    :func:`models_commands`."""
+    dev accuracy in percent, setting, size, and with ``method`` how the members were made: a
+    column too wide for 80 columns, so a narrow terminal leaves it to :func:`models_commands`);
+    how each model was trained is :func:`models_commands`."""
     table = Table(title="shipped default models", box=None, header_style="bold underline",
                   pad_edge=False, collapse_padding=True)
     table.add_column("language", no_wrap=True)
@@ -263,7 +276,8 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
     table.add_column("dev %", justify="right", no_wrap=True)
     table.add_column("setting", no_wrap=True)
     table.add_column("size", justify="right", no_wrap=True)
-    table.add_column("method")
+    if method:
+        table.add_column("method", no_wrap=True)
     for m in models:
         missing = f" ({len(m.missing)} missing)" if m.missing else ""
         table.add_row(
@@ -273,7 +287,7 @@ def models_table(models: Sequence[ShippedModel]) -> Table:
             "—" if m.dev_accuracy is None else f"{m.dev_accuracy:.2f}",
             Text(m.setting or "—"),
             human_size(m.size_bytes),
-            Text(m.method or "—"),
+            *([Text(short_method(m.method))] if method else []),
         )
     return table
 
@@ -294,7 +308,7 @@ def models_commands(models: Sequence[ShippedModel], *, every_row: bool = False) 
             continue
         seen.add(name)
         lines.append(Text(""))
-        about = "; ".join(x for x in (m.description, m.data) if x)
+        about = "; ".join(x for x in (m.description, m.method, m.data) if x)
         head = f"{m.language} ({name})" if every_row and m.language else name
         lines.append(Text.assemble((head, "bold"), f": {about}" if about else ""))
         if m.start_note and not m.start_commands:  # e.g. from a member of a shipped model
