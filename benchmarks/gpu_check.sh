@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA path in one call (about 5 minutes of device time): the CUDA-marked tests, the sparse
+# The CUDA path in one run (about 5 minutes on one GPU): the CUDA-marked tests, the sparse
 # mappings and the trainer on CUDA (bfloat16 products), one short `inflect train` and an
 # `inflect predict` on CUDA; prints one summary (also written to $OUT/summary.txt).
 #
