@@ -228,7 +228,7 @@ def test_a_file_added_by_hand_is_verified_against_the_pin(tmp_path, monkeypatch)
         add_unimorph(bad, "german", home)
     assert files_under(home) == before  # nothing of the refused file is left
     # beside readable files of its language too: refused, and the index as before
-    with pytest.raises(LexiconError, match="bad.tsv: no line in the layout"):
+    with pytest.raises(LexiconError, match=r"bad\.tsv: no line in the layout"):
         add_unimorph(bad, "english", home)
     assert files_under(home) == before
     found = UniMorphLexicon(home).lookup("english", "blick", TagBundle.parse("V;PST"))
