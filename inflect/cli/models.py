@@ -52,11 +52,12 @@ def models_command(out_format, every, commands, verbose, models_dir):
         return
     from rich.console import Console
 
+    from inflect.render.common import Fitted
     from inflect.render.tables import models_commands, models_table
 
     console = Console()
-    wide = console.width >= 120  # the method column needs the room
-    console.print(models_table(entries, method=wide))
+    # the method column where the terminal has room for it
+    console.print(Fitted(models_table(entries), models_table(entries, method=False)))
     if not (commands or verbose):
         console.print("how each model was made and trained: inflect models --commands",
                       style="dim")
