@@ -286,6 +286,32 @@ def test_the_per_language_table_names_queue_states_and_averages_by_hand(tmp_path
                        "2 of 3 at or above the baseline", "96.2"]
 
 
+def test_the_per_language_table_counts_a_queue_named_twice_once(tmp_path, monkeypatch):
+    """A queue given with --queue and inside an --ensemble reaches the table twice: its
+    language's CPU minutes are its runs' (10 CPU minutes here), not twice them."""
+    import pandas as pd
+
+    from inflect.training import queue as queue_module
+    from inflect.training.queue import LanguageStatus, QueueSpec
+
+    ship = _load_ship()
+    root = tmp_path / "queue"
+    root.mkdir()
+    QueueSpec("high", ("alpha",)).save(root)
+    monkeypatch.setattr(queue_module, "queue_status", lambda r, failed=(): [
+        LanguageStatus("alpha", "finished", epochs=3, best_accuracy=70.0, cpu_seconds=600.0)])
+    scores = {"multilingual-high": pd.DataFrame({"language": ["alpha"], "accuracy": [50.0]}),
+              "alpha-high": pd.DataFrame({"language": ["alpha"], "accuracy": [70.0]})}
+    baseline = pd.DataFrame({"setting": ["high"], "language": ["alpha"], "accuracy": [60.0]})
+    table = ship.per_language_table("high", scores, {"multilingual-high": "high",
+                                                     "alpha-high": "high"}, {"alpha-high"},
+                                    {"multilingual-high", "alpha-high"},
+                                    [f"high={root}", f"high={root}"],
+                                    baseline, str(tmp_path / "data"))
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert rows[0][4] == "10.0" and rows[1][4] == "0.2 h"
+
+
 def test_an_ensemble_variant_ships_under_its_models_name_and_says_how_it_was_made():
     """The variants of a per-language model (4 bits, an ensemble of its runs in several queues)
     compete under their own names and ship under the model's; the registry's method says how

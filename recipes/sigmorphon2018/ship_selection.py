@@ -246,7 +246,7 @@ def per_language_table(setting: str, scores: dict[str, Any], settings: dict[str,
     winner = system_accuracy(setting, data_dir=data_dir)
     acc = {n: dict(zip(f["language"], f["accuracy"], strict=True)) for n, f in scores.items()}
     status, cpu_seconds = {}, {}  # a language's CPU time: its runs in every queue together
-    for spec in queues:
+    for spec in dict.fromkeys(queues):  # a queue named twice (alone, in an ensemble) counts once
         queue_setting, _, root = spec.partition("=")
         if queue_setting == setting and QueueSpec.load(Path(root)).setting == setting:
             for st in queue_status(root):
