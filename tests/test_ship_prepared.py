@@ -156,6 +156,55 @@ def test_int4_members_come_from_the_float_checkpoint_only(tmp_path):
                       int4=frozenset({"german-high"}))
 
 
+def test_a_kept_int8_model_is_stored_again_in_4_bits_only_when_named(tmp_path):
+    """--int4-kept: a shipped int8 model whose float checkpoint is gone competes as NAME~int4,
+    its int8 weights dequantized then stored in 4 bits: each weight within half a 4-bit step
+    of the int8 copy's (max |group| / 7 of that copy); only int8 kept models of one language."""
+    ship, storage = _load_ship(), _load_ship("ship_storage")
+    candidates = _load_ship("ship_candidates")
+    data = tmp_path / "data"
+    data.mkdir()
+    _write_language(data, "german", 1)
+    train(tiny_config(), load_data("german", "high", data), tmp_path / "de", device="cpu",
+          max_epochs=1, precision="float32")
+    eight = ship.prepared({"german-high": [tmp_path / "de"]}, {"german-high"},
+                          tmp_path / "eight", str(data), int8=True)
+    out_dir = tmp_path / "models"
+    member = out_dir / "per-language" / "high" / "german" / "member-1.safetensors"
+    member.parent.mkdir(parents=True)
+    member.write_bytes(eight["german-high"][0].read_bytes())
+    kept = {"german-high": {"members": ["per-language/high/german/member-1.safetensors"]},
+            "multi": {"members": ["multi/member-1.safetensors"]}}
+    v = ship.INT4_VARIANT
+    requantized = candidates.requantized_kept(["german-high"], kept, out_dir)
+    assert requantized == {"german-high" + v: [member]}
+    four = ship.prepared(requantized, {"german-high" + v}, tmp_path / "four", str(data),
+                         int8=True, requantize=frozenset(requantized))
+    tensors, meta = load_tensors(four["german-high" + v][0])
+    assert meta["quantized"] == INT4_GROUPS
+    assert meta["prepared_from"]["from"] == "int8-rows"
+    assert meta["prepared_from"]["int4"] == storage.INT4_GROUP
+    int8_tensors, int8_meta = load_tensors(member)
+    before = dequantize(int8_tensors, int8_meta)["generator.weight"]
+    back = dequantize(tensors, meta)["generator.weight"]
+    hidden = before.shape[1]
+    step = tensors["generator.weight:scale"].float().repeat_interleave(storage.INT4_GROUP, dim=1)
+    assert ((back - before).abs() <= step[:, :hidden] / 2 + 1e-6).all()
+    assert (back != before).any()  # stored again, not copied
+    # not named: an int8 member is still never quantized again
+    with pytest.raises(SystemExit, match="stored in int8-rows; to store it in int4"):
+        ship.prepared(requantized, {"german-high" + v}, tmp_path / "refused", str(data),
+                      int8=True, int4=frozenset(requantized))
+    # only int8 models of one language that are kept
+    with pytest.raises(SystemExit, match="not a --keep model of one language"):
+        candidates.requantized_kept(["multi"], kept, out_dir)
+    with pytest.raises(SystemExit, match="not a --keep model"):
+        candidates.requantized_kept(["latin-high"], kept, out_dir)
+    member.write_bytes(four["german-high" + v][0].read_bytes())
+    with pytest.raises(SystemExit, match=r"stored as \['int4-groups'\], not int8-rows"):
+        candidates.requantized_kept(["german-high"], kept, out_dir)
+
+
 def test_a_shipped_4_bit_model_competes_as_its_4_bit_variant(tmp_path):
     ship = _load_ship()
     data = tmp_path / "data"

@@ -34,6 +34,9 @@ multilingual rows are dropped); ``--int8`` stores every model in int8 with per-r
 per-language models compete twice: as stored otherwise, and in 4 bits with a scale per 32
 weights (:func:`inflect.nn.checkpoint.quantize_int4`, about 0.56 of the int8 bytes), prepared
 from their queue's float checkpoint as ``NAME~int4``; at most one of the two ships, under NAME.
+``--int4-kept NAME[,NAME...]`` does the same for ``--keep`` models stored in int8 whose float
+checkpoint is gone: ``NAME~int4`` is their shipped int8 weights dequantized and stored in 4 bits
+(the two roundings add up; the copy is scored as stored like every other candidate).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -69,6 +72,7 @@ from ship_candidates import (
     parse_models,
     previous_models,
     queue_models,
+    requantized_kept,
     reship_candidates,
     shipped_per_language,
     storage_variants,
@@ -101,6 +105,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "compete twice: stored as the others, and in 4 bits with a scale "
                              "per 32 weights (from the queue's float checkpoint); each scored "
                              "as stored, at most one ships (repeatable)")
+    parser.add_argument("--int4-kept", action="append", default=[], metavar="NAME[,NAME...]",
+                        help="these --keep per-language models, stored in int8, compete in 4 bits "
+                             "as well, from their shipped int8 weights (for a model whose float "
+                             "checkpoint is gone); with --kept-compete (repeatable)")
     parser.add_argument("--only-int4", action="store_true",
                         help="the queue models named in --int4 compete in 4 bits only")
     parser.add_argument("--ensemble", action="append", default=[],
@@ -135,6 +143,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--device", default="auto", help="where the models are evaluated")
     args = parser.parse_args(argv)
     args.int4_names = sorted({n for spec in args.int4 for n in spec.split(",") if n})
+    args.int4_kept = sorted({n for spec in args.int4_kept for n in spec.split(",") if n})
+    if args.int4_kept and not args.kept_compete:
+        parser.error("--int4-kept needs --kept-compete (the kept model and its 4-bit copy "
+                     "compete in the selection)")
     args.targets = {}
     for spec in args.macro_target:
         setting, _, acc = spec.partition("=")
@@ -190,9 +202,12 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     ensembles = {n: p for n, p in ensembles.items() if base_name(n) not in kept_languages}
     per_language |= ensembles
     greedy |= ensemble_greedy
+    requantized = requantized_kept(args.int4_kept, kept, out_dir)
+    per_language |= requantized
     models.update(per_language)
     models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
-                      frozenset(n for n in per_language if n.endswith(INT4_VARIANT)))
+                      frozenset(n for n in per_language if n.endswith(INT4_VARIANT)),
+                      frozenset(requantized))
     if not models and not kept:
         raise SystemExit("give --model, --keep or --queue")
     return Candidates(models, per_language, greedy, kept, kept_scores, previous)

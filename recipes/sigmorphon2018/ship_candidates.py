@@ -219,6 +219,31 @@ def storage_variants(candidates: Models, queued: Models, int4: set[str],
     return out
 
 
+def requantized_kept(names: list[str], kept: dict[str, dict], out_dir: Path) -> Models:
+    """``--int4-kept``: each named ``--keep`` per-language model stored in int8, as the
+    candidate ``NAME~int4`` (:data:`INT4_VARIANT`) whose members are its shipped files, to be
+    stored again in 4 bits (:func:`ship_storage.prepared`'s ``requantize``).
+
+    Raises:
+        SystemExit: a name that is not a --keep model of one language, or one not stored in
+            int8 (a 4-bit model is already as small; a float one: give its --queue).
+    """
+    from inflect.nn.checkpoint import INT8_ROWS, load_metadata
+
+    out: Models = {}
+    for name in names:
+        table = kept.get(name)
+        if table is None or not is_per_language(table):
+            raise SystemExit(f"--int4-kept {name}: not a --keep model of one language")
+        paths = [out_dir / m for m in table["members"]]
+        stored = {load_metadata(p).get("quantized") for p in paths}
+        if stored != {INT8_ROWS}:
+            raise SystemExit(f"--int4-kept {name}: stored as {sorted(map(str, stored))}, not "
+                             f"{INT8_ROWS} ({out_dir / table['members'][0]})")
+        out[name + INT4_VARIANT] = paths
+    return out
+
+
 def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
                       queued_greedy: dict[str, float]) -> tuple[Models, dict[str, float]]:
     """The shipped per-language models and the queues' together; where both have a model of one

@@ -15,7 +15,8 @@ INT4_GROUP = 32
 
 
 def prepared(models: Models, per_language: set[str], results: Path, data_dir: str | None,
-             int8: bool, int4: frozenset[str] = frozenset()) -> Models:
+             int8: bool, int4: frozenset[str] = frozenset(),
+             requantize: frozenset[str] = frozenset()) -> Models:
     """The same models with every member made ready to ship, written to
     ``results/prepared/NAME/`` (rewritten when the member's checkpoint changed: the copy records
     the source's SHA-256 and what was done):
@@ -28,7 +29,10 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
       multilingual rows dropped);
     * with ``int8``, int8 weights (:func:`inflect.nn.checkpoint.quantize_int8`; an int8 member
       stays as it is); a model named in ``int4``, 4-bit weights with a float16 scale per 32
-      (:func:`inflect.nn.checkpoint.quantize_int4`), from a float checkpoint only.
+      (:func:`inflect.nn.checkpoint.quantize_int4`), from a float checkpoint only, except
+      for a model named in ``requantize`` (``--int4-kept``: a shipped int8 model whose float
+      checkpoint is gone), whose int8 weights are dequantized first (recorded as
+      ``"from": "int8-rows"``).
 
     A member that is itself such a copy, prepared the same way (a shipped member shipped again),
     is taken as it is: preparing it again would change its bytes and so its cached scores.
@@ -39,7 +43,7 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
             errors: give its queue's float checkpoint).
     """
     from inflect.io.atomic import atomic_write, sha256_of
-    from inflect.nn.checkpoint import load_metadata
+    from inflect.nn.checkpoint import INT8_ROWS, load_metadata
 
     out: Models = {}
     for name, paths in models.items():
@@ -49,8 +53,10 @@ def prepared(models: Models, per_language: set[str], results: Path, data_dir: st
             target = results / "prepared" / name / f"member-{k}.safetensors"
             record = {"source_sha256": sha256_of(source), "recorded": True,
                       "trimmed": name in per_language, "int8": int8 and name not in int4}
-            if name in int4:
+            if name in int4 or name in requantize:
                 record["int4"] = INT4_GROUP
+            if name in requantize:
+                record["from"] = INT8_ROWS
             already = load_metadata(source).get("prepared_from")
             if already and {**already, "source_sha256": None} == {**record, "source_sha256": None}:
                 # a member shipped before, prepared the same way: shipped again as it is
@@ -74,6 +80,7 @@ def _prepare(name: str, source: Path, target: Path, record: dict, data_dir: str 
     from inflect.nn.checkpoint import (
         INT4_GROUPS,
         INT8_ROWS,
+        dequantize,
         load_tensors,
         quantize_int4,
         quantize_int8,
@@ -87,6 +94,9 @@ def _prepare(name: str, source: Path, target: Path, record: dict, data_dir: str 
     four = "int4" in record
     tensors, meta = load_tensors(source)
     stored_as = meta.get("quantized")
+    if stored_as == INT8_ROWS and record.get("from") == INT8_ROWS:
+        tensors, stored_as = dequantize(tensors, meta, source), None
+        meta = {k: v for k, v in meta.items() if k not in ("quantized", "prepared_from")}
     if stored_as == INT4_GROUPS or (stored_as and four):
         raise SystemExit(
             f"{name}: {source} is stored in {stored_as}; to store it "
