@@ -205,6 +205,48 @@ def test_a_kept_int8_model_is_stored_again_in_4_bits_only_when_named(tmp_path):
         candidates.requantized_kept(["german-high"], kept, out_dir)
 
 
+def test_each_member_of_a_kept_4_bit_ensemble_competes_alone_as_it_is(tmp_path):
+    """--members-alone: NAME~memberK~int4 for each member of a kept 4-bit ensemble, prepared
+    by taking the shipped file as it is (the same bytes); refused for a single model and for
+    an ensemble not in 4 bits."""
+    ship = _load_ship()
+    candidates = _load_ship("ship_candidates")
+    data = tmp_path / "data"
+    data.mkdir()
+    _write_language(data, "german", 1)
+    out_dir = tmp_path / "models"
+    folder = out_dir / "per-language" / "high" / "german"
+    folder.mkdir(parents=True)
+    members = []
+    for k in (1, 2):
+        train(tiny_config(seed=k), load_data("german", "high", data), tmp_path / f"de{k}",
+              device="cpu", max_epochs=1, precision="float32")
+        four = ship.prepared({"german-high~int4": [tmp_path / f"de{k}"]}, {"german-high~int4"},
+                             tmp_path / f"four{k}", str(data), int8=True,
+                             int4=frozenset({"german-high~int4"}))
+        members.append(folder / f"member-{k}.safetensors")
+        members[-1].write_bytes(four["german-high~int4"][0].read_bytes())
+    kept = {"german-high": {"members": [f"per-language/high/german/member-{k}.safetensors"
+                                        for k in (1, 2)]},
+            "latin-high": {"members": ["per-language/high/german/member-1.safetensors"]}}
+    alone = candidates.members_alone(["german-high"], kept, out_dir)
+    v = ship.INT4_VARIANT
+    assert alone == {f"german-high~member1{v}": [members[0]],
+                     f"german-high~member2{v}": [members[1]]}
+    assert {candidates.base_name(n) for n in alone} == {"german-high"}
+    again = ship.prepared(alone, set(alone), tmp_path / "alone", str(data), int8=True,
+                          int4=frozenset(alone))
+    for name, (path,) in zip(alone, ([members[0]], [members[1]]), strict=True):
+        assert again[name][0].read_bytes() == path.read_bytes()
+    with pytest.raises(SystemExit, match="not a --keep ensemble of one language"):
+        candidates.members_alone(["latin-high"], kept, out_dir)
+    eight = ship.prepared({"german-high": [tmp_path / "de1"]}, {"german-high"},
+                          tmp_path / "eight", str(data), int8=True)
+    members[1].write_bytes(eight["german-high"][0].read_bytes())
+    with pytest.raises(SystemExit, match="not all stored in int4-groups"):
+        candidates.members_alone(["german-high"], kept, out_dir)
+
+
 def test_a_shipped_4_bit_model_competes_as_its_4_bit_variant(tmp_path):
     ship = _load_ship()
     data = tmp_path / "data"

@@ -37,6 +37,8 @@ from their queue's float checkpoint as ``NAME~int4``; at most one of the two shi
 ``--int4-kept NAME[,NAME...]`` does the same for ``--keep`` models stored in int8 whose float
 checkpoint is gone: ``NAME~int4`` is their shipped int8 weights dequantized and stored in 4 bits
 (the two roundings add up; the copy is scored as stored like every other candidate).
+``--members-alone NAME[,NAME...]`` makes each member of those ``--keep`` ensembles (4 bits)
+compete alone as well (``NAME~memberK~int4``, its shipped file as it is).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -69,6 +71,7 @@ from ship_candidates import (
     is_per_language,
     kept_models,
     language_of,
+    members_alone,
     parse_models,
     previous_models,
     queue_models,
@@ -109,6 +112,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="these --keep per-language models, stored in int8, compete in 4 bits "
                              "as well, from their shipped int8 weights (for a model whose float "
                              "checkpoint is gone); with --kept-compete (repeatable)")
+    parser.add_argument("--members-alone", action="append", default=[], metavar="NAME[,NAME...]",
+                        help="each member of these --keep per-language ensembles (4 bits) "
+                             "competes alone as well; with --kept-compete (repeatable)")
     parser.add_argument("--only-int4", action="store_true",
                         help="the queue models named in --int4 compete in 4 bits only")
     parser.add_argument("--ensemble", action="append", default=[],
@@ -144,9 +150,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.int4_names = sorted({n for spec in args.int4 for n in spec.split(",") if n})
     args.int4_kept = sorted({n for spec in args.int4_kept for n in spec.split(",") if n})
-    if args.int4_kept and not args.kept_compete:
-        parser.error("--int4-kept needs --kept-compete (the kept model and its 4-bit copy "
-                     "compete in the selection)")
+    args.members_alone = sorted({n for spec in args.members_alone for n in spec.split(",") if n})
+    if (args.int4_kept or args.members_alone) and not args.kept_compete:
+        parser.error("--int4-kept and --members-alone need --kept-compete (the kept model and "
+                     "its other storage compete in the selection)")
     args.targets = {}
     for spec in args.macro_target:
         setting, _, acc = spec.partition("=")
@@ -203,7 +210,7 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     per_language |= ensembles
     greedy |= ensemble_greedy
     requantized = requantized_kept(args.int4_kept, kept, out_dir)
-    per_language |= requantized
+    per_language |= requantized | members_alone(args.members_alone, kept, out_dir)
     models.update(per_language)
     models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
                       frozenset(n for n in per_language if n.endswith(INT4_VARIANT)),

@@ -244,6 +244,31 @@ def requantized_kept(names: list[str], kept: dict[str, dict], out_dir: Path) -> 
     return out
 
 
+def members_alone(names: list[str], kept: dict[str, dict], out_dir: Path) -> Models:
+    """``--members-alone``: each member of each named ``--keep`` per-language ensemble stored
+    in 4 bits, as the candidate ``NAME~memberK~int4`` (:data:`INT4_VARIANT`), its shipped file
+    taken as it is (:func:`ship_storage.prepared`): where the budget binds, one member may give
+    most of the ensemble's accuracy in half its bytes.
+
+    Raises:
+        SystemExit: a name that is not a --keep ensemble of one language in 4 bits.
+    """
+    from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
+
+    out: Models = {}
+    for name in names:
+        table = kept.get(name)
+        if table is None or not is_per_language(table) or len(table["members"]) < 2:
+            raise SystemExit(f"--members-alone {name}: not a --keep ensemble of one language")
+        paths = [out_dir / m for m in table["members"]]
+        if {load_metadata(p).get("quantized") for p in paths} != {INT4_GROUPS}:
+            raise SystemExit(f"--members-alone {name}: its members are not all stored in "
+                             f"{INT4_GROUPS} ({out_dir / table['members'][0]})")
+        for k, path in enumerate(paths, 1):
+            out[f"{name}~member{k}{INT4_VARIANT}"] = [path]
+    return out
+
+
 def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
                       queued_greedy: dict[str, float]) -> tuple[Models, dict[str, float]]:
     """The shipped per-language models and the queues' together; where both have a model of one
