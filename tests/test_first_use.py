@@ -182,9 +182,15 @@ def test_ctrl_c_in_predict_exits_130_and_keeps_what_was_written():
     import sys
 
     env = dict(os.environ, INFLECT_THREADS="1")
+    # Ctrl-C as at a terminal: SIGINT at its default in the child (set before an exec, which
+    # keeps it), even where this test runs in a background job of a non-interactive shell,
+    # which starts it with SIGINT ignored
+    command = [sys.executable, "-m", "inflect", "predict", "--lang", "german", "--no-lexicon",
+               "--format", "2018", "--input", "-"]
+    default_sigint = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                      "os.execv(sys.argv[1], sys.argv[1:])")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "inflect", "predict", "--lang", "german", "--no-lexicon",
-         "--format", "2018", "--input", "-"],
+        [sys.executable, "-c", default_sigint, *command],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     proc.stdin.write(b"Haus\tN;DAT;PL\n")
     proc.stdin.flush()  # the pipe stays open: the line is answered after the idle pause
