@@ -228,20 +228,10 @@ def requantized_kept(names: list[str], kept: dict[str, dict], out_dir: Path) -> 
         SystemExit: a name that is not a --keep model of one language, or one not stored in
             int8 (a 4-bit model is already as small; a float one: give its --queue).
     """
-    from inflect.nn.checkpoint import INT8_ROWS, load_metadata
+    from inflect.nn.checkpoint import INT8_ROWS
 
-    out: Models = {}
-    for name in names:
-        table = kept.get(name)
-        if table is None or not is_per_language(table):
-            raise SystemExit(f"--int4-kept {name}: not a --keep model of one language")
-        paths = [out_dir / m for m in table["members"]]
-        stored = {load_metadata(p).get("quantized") for p in paths}
-        if stored != {INT8_ROWS}:
-            raise SystemExit(f"--int4-kept {name}: stored as {sorted(map(str, stored))}, not "
-                             f"{INT8_ROWS} ({out_dir / table['members'][0]})")
-        out[name + INT4_VARIANT] = paths
-    return out
+    return {name + INT4_VARIANT: _kept_members("--int4-kept", name, kept, out_dir, INT8_ROWS)
+            for name in names}
 
 
 def members_alone(names: list[str], kept: dict[str, dict], out_dir: Path) -> Models:
@@ -253,20 +243,37 @@ def members_alone(names: list[str], kept: dict[str, dict], out_dir: Path) -> Mod
     Raises:
         SystemExit: a name that is not a --keep ensemble of one language in 4 bits.
     """
-    from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
+    from inflect.nn.checkpoint import INT4_GROUPS
 
     out: Models = {}
     for name in names:
-        table = kept.get(name)
-        if table is None or not is_per_language(table) or len(table["members"]) < 2:
-            raise SystemExit(f"--members-alone {name}: not a --keep ensemble of one language")
-        paths = [out_dir / m for m in table["members"]]
-        if {load_metadata(p).get("quantized") for p in paths} != {INT4_GROUPS}:
-            raise SystemExit(f"--members-alone {name}: its members are not all stored in "
-                             f"{INT4_GROUPS} ({out_dir / table['members'][0]})")
+        paths = _kept_members("--members-alone", name, kept, out_dir, INT4_GROUPS, ensemble=True)
         for k, path in enumerate(paths, 1):
             out[f"{name}~member{k}{INT4_VARIANT}"] = [path]
     return out
+
+
+def _kept_members(option: str, name: str, kept: dict[str, dict], out_dir: Path, stored_as: str,
+                  ensemble: bool = False) -> list[Path]:
+    """The member files of the ``--keep`` per-language model ``name`` (of several members with
+    ``ensemble``), each stored as ``stored_as``.
+
+    Raises:
+        SystemExit: ``option NAME: ...``, naming what is not so.
+    """
+    from inflect.nn.checkpoint import load_metadata
+
+    table = kept.get(name)
+    if table is None or not is_per_language(table) or (ensemble and len(table["members"]) < 2):
+        raise SystemExit(f"{option} {name}: not a --keep "
+                         f"{'ensemble' if ensemble else 'model'} of one language")
+    paths = [out_dir / m for m in table["members"]]
+    stored = {load_metadata(p).get("quantized") for p in paths}
+    if stored != {stored_as}:
+        raise SystemExit(f"{option} {name}: stored as {sorted(map(str, stored))}, not "
+                         f"{stored_as} (its members are not all stored in {stored_as}: "
+                         f"{out_dir / table['members'][0]})")
+    return paths
 
 
 def reship_candidates(shipped: Models, shipped_greedy: dict[str, float], queued: Models,
