@@ -499,3 +499,55 @@ def test_a_kept_model_of_one_language_competes_with_its_ensemble_and_may_leave()
     # 2.0 MB: the multilingual model and the ensemble; zulu's kept model (+1) no longer fits
     chosen, _ = selection.select_per_language(scores, settings, sizes, pool, 2.0e6)
     assert chosen == [ens]
+
+
+def test_a_language_trained_again_competes_beside_its_kept_model_of_the_same_name(tmp_path):
+    """A queue's model named as a kept per-language model competes beside it as NAME~queued
+    (and in 4 bits as NAME~queued~int4 where --int4 names NAME) under --kept-compete, and ships
+    as NAME if chosen; a kept model that is not per-language, or kept models that do not
+    compete, leave the queue's model out."""
+    import pandas as pd
+
+    candidates = _load_ship("ship_candidates")
+    selection = _load_ship("ship_selection")
+    run = tmp_path / "q" / "czech"  # a float checkpoint, for storage_variants
+    run.mkdir(parents=True)
+    train(tiny_config(), load_data("german", "high", _tiny_data(tmp_path)), run, device="cpu",
+          max_epochs=1, precision="float32")
+    per_language = {"czech-medium": [run], "german-high": ["q/german"],
+                    "latin-medium": [run]}
+    greedy = {"czech-medium": 83.2, "german-high": 90.0, "latin-medium": 40.0}
+    kept = {"czech-medium": {"members": ["per-language/medium/czech/member-1.safetensors"]},
+            "german-high": {"members": ["german-high/member-1.safetensors"]}}
+    models, got_greedy, queued, int4 = candidates.beside_kept(
+        per_language, greedy, dict(per_language), {"czech-medium"}, kept, kept_compete=True)
+    assert models == {"czech-medium~queued": [run], "latin-medium": [run]}
+    assert got_greedy == {"czech-medium~queued": 83.2, "latin-medium": 40.0}
+    assert int4 == {"czech-medium", "czech-medium~queued"}
+    assert per_language["czech-medium"] == [run]  # the arguments are left as they were
+    assert candidates.storage_variants(models, queued, int4) == {
+        "czech-medium~queued": [run], "czech-medium~queued~int4": [run], "latin-medium": [run]}
+    assert candidates.base_name("czech-medium~queued~int4") == "czech-medium"
+    assert candidates.language_of("czech-medium~queued~int4") == "czech"
+    # without --kept-compete the kept model stays and the queue's model is left out
+    models, got_greedy, _, _ = candidates.beside_kept(per_language, greedy, dict(per_language),
+                                                      set(), kept, kept_compete=False)
+    assert models == {"latin-medium": [run]} and got_greedy == {"latin-medium": 40.0}
+
+    # the selection: the kept model (81.8, 0.56 MB) against the new run in 4 bits (82.5,
+    # 0.55 MB) over the multilingual model's 69.8: the new run gains more in fewer bytes
+    def frame(acc):
+        return pd.DataFrame({"language": ["czech"], "accuracy": [acc]})
+
+    new = "czech-medium~queued~int4"
+    scores = {"multi": frame(69.8), "czech-medium": frame(81.8), new: frame(82.5)}
+    settings = dict.fromkeys(scores, "medium")
+    sizes = {"multi": 1_000_000, "czech-medium": 560_000, new: 550_000}
+    chosen, _ = selection.select_per_language(scores, settings, sizes,
+                                              {"czech-medium", new}, 10e6)
+    assert chosen == [new]
+    table = {"czech-medium": "kept", new: "new"}
+    for name in [n for n in table if n not in chosen]:
+        table.pop(name)  # as ship.py's choose(): the models not chosen leave first
+    selection.settle_variants(chosen, table)
+    assert table == {"czech-medium": "new"}

@@ -38,7 +38,10 @@ from their queue's float checkpoint as ``NAME~int4``; at most one of the two shi
 checkpoint is gone: ``NAME~int4`` is their shipped int8 weights dequantized and stored in 4 bits
 (the two roundings add up; the copy is scored as stored like every other candidate).
 ``--members-alone NAME[,NAME...]`` makes each member of those ``--keep`` ensembles (4 bits)
-compete alone as well (``NAME~memberK~int4``, its shipped file as it is).
+compete alone as well (``NAME~memberK~int4``, its shipped file as it is). With
+``--kept-compete``, a queue's model of a language whose kept per-language model has its name
+competes beside it as ``NAME~queued`` (and ``NAME~queued~int4`` where ``--int4`` names NAME);
+without, it is left out.
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -66,6 +69,7 @@ from ship_candidates import (
     INT4_VARIANT,
     Models,
     base_name,
+    beside_kept,
     checkpoint_file,
     ensemble_models,
     is_per_language,
@@ -192,17 +196,16 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
         per_language, greedy = reship_candidates(again, again_greedy, per_language, greedy)
     kept, kept_scores = kept_models(args.keep, out_dir)
     previous = previous_models(out_dir)
-    for name in sorted(set(per_language) & set(kept)):  # e.g. German's own model, german-high
-        print(f"{name}: a --keep model has this name; the queue's model is left out")
-        per_language.pop(name)
-        greedy.pop(name)
+    per_language, greedy, queued, int4 = beside_kept(per_language, greedy, queued,
+                                                     set(args.int4_names), kept,
+                                                     args.kept_compete)
     skip = hopeless(greedy, kept_scores, {n: t["setting"] for n, t in kept.items()},
                     args.margin)
     if skip:
         print(f"not scored ({len(skip)}: greedy dev more than {args.margin} below the kept "
               f"model's): {', '.join(sorted(skip))}")
     per_language = {n: p for n, p in per_language.items() if n not in skip}
-    per_language = storage_variants(per_language, queued, set(args.int4_names), args.only_int4)
+    per_language = storage_variants(per_language, queued, int4, args.only_int4)
     ensembles, ensemble_greedy = ensemble_models(args.ensemble)
     kept_languages = {language_of(n) + "-" + t["setting"] for n, t in kept.items()
                       if not (args.kept_compete and is_per_language(t))}

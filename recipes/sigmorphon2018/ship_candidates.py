@@ -7,7 +7,8 @@ A model is ``NAME -> [its member checkpoints]`` (:data:`Models`): given on the c
 (``--keep``, :func:`kept_models`). A per-language model may compete under several names, one
 per variant, of which at most one ships under NAME: its storages (:func:`storage_variants`:
 ``NAME`` and ``NAME~int4``), and an ensemble of the language's runs in several queues
-(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``).
+(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``); a queue's model of a language
+whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ INT4_VARIANT = "~int4"
 #: Suffix of a per-language ensemble's name (``--ensemble``), stored in 4 bits; it ships under
 #: its own name too.
 ENSEMBLE_VARIANT = "~ens" + INT4_VARIANT
+#: Suffix of a queue's model that competes beside a kept per-language model of the same name
+#: (:func:`beside_kept`); it ships under that name if it wins.
+QUEUED_VARIANT = "~queued"
 
 
 def checkpoint_file(path: Path) -> Path:
@@ -134,6 +138,39 @@ def keep_better_run(models: Models, greedy: dict[str, float], name: str, run: Pa
             return
     models[name] = [run]
     greedy[name] = accuracy
+
+
+def beside_kept(per_language: Models, greedy: dict[str, float], queued: Models,
+                int4: set[str], kept: dict[str, dict], kept_compete: bool,
+                ) -> tuple[Models, dict[str, float], Models, set[str]]:
+    """The queue's models whose name a ``--keep`` model has (a language trained again):
+    with ``kept_compete`` and a kept model of one language, the queue's model competes beside
+    it as ``NAME~queued`` (:data:`QUEUED_VARIANT`; its 4-bit storage ``NAME~queued~int4`` where
+    ``int4`` names NAME), so the selection takes the better per byte and ships it as NAME;
+    otherwise (a kept model that is not per-language, e.g. German's own ``german-high``, or
+    kept models that do not compete) the queue's model is left out, as the kept one stays.
+
+    Returns ``per_language``, ``greedy``, ``queued`` and ``int4`` with those names changed
+    (new objects; the arguments are not modified).
+    """
+    per_language, greedy, queued, int4 = dict(per_language), dict(greedy), dict(queued), set(int4)
+    for name in sorted(set(per_language) & set(kept)):
+        if kept_compete and is_per_language(kept[name]):
+            renamed = name + QUEUED_VARIANT
+            print(f"{name}: a --keep model has this name; the queue's model competes beside it "
+                  f"as {renamed}")
+            per_language[renamed] = per_language.pop(name)
+            if name in queued:
+                queued[renamed] = queued.pop(name)
+            if name in greedy:
+                greedy[renamed] = greedy.pop(name)
+            if name in int4:
+                int4.add(renamed)
+        else:
+            print(f"{name}: a --keep model has this name; the queue's model is left out")
+            per_language.pop(name)
+            greedy.pop(name, None)
+    return per_language, greedy, queued, int4
 
 
 def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[str, Any]]:
