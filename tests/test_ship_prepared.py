@@ -503,8 +503,8 @@ def test_a_kept_model_of_one_language_competes_with_its_ensemble_and_may_leave()
 
 def test_a_language_trained_again_competes_beside_its_kept_model_of_the_same_name(tmp_path):
     """A queue's model named as a kept per-language model competes beside it as NAME~queued
-    (and in 4 bits as NAME~queued~int4 where --int4 names NAME) under --kept-compete, and ships
-    as NAME if chosen; a kept model that is not per-language, or kept models that do not
+    (and in 4 bits as NAME~queued~int4 where --int4 names NAME) under --kept-compete, unless
+    its prepared storage is the kept file byte for byte, and ships as NAME if chosen; a kept model that is not per-language, or kept models that do not
     compete, leave the queue's model out."""
     import pandas as pd
 
@@ -529,6 +529,19 @@ def test_a_language_trained_again_competes_beside_its_kept_model_of_the_same_nam
         "czech-medium~queued": [run], "czech-medium~queued~int4": [run], "latin-medium": [run]}
     assert candidates.base_name("czech-medium~queued~int4") == "czech-medium"
     assert candidates.language_of("czech-medium~queued~int4") == "czech"
+    # the run that was shipped, prepared again the same way, is the kept model itself
+    ship = _load_ship()
+    names = {"czech-medium~queued", "czech-medium~queued~int4"}
+    ready = ship.prepared({n: [run] for n in names}, names, tmp_path / "prep",
+                          str(_tiny_data(tmp_path)), int8=True,
+                          int4=frozenset({"czech-medium~queued~int4"}))
+    out_dir = tmp_path / "models"
+    member = out_dir / kept["czech-medium"]["members"][0]
+    member.parent.mkdir(parents=True)
+    member.write_bytes(ready["czech-medium~queued~int4"][0].read_bytes())
+    assert candidates.same_as_kept(ready, kept, out_dir) == ["czech-medium~queued~int4"]
+    member.write_bytes(ready["czech-medium~queued"][0].read_bytes())
+    assert candidates.same_as_kept(ready, kept, out_dir) == ["czech-medium~queued"]
     # without --kept-compete the kept model stays and the queue's model is left out
     models, got_greedy, _, _ = candidates.beside_kept(per_language, greedy, dict(per_language),
                                                       set(), kept, kept_compete=False)

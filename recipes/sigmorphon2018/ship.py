@@ -40,8 +40,8 @@ checkpoint is gone: ``NAME~int4`` is their shipped int8 weights dequantized and 
 ``--members-alone NAME[,NAME...]`` makes each member of those ``--keep`` ensembles (4 bits)
 compete alone as well (``NAME~memberK~int4``, its shipped file as it is). With
 ``--kept-compete``, a queue's model of a language whose kept per-language model has its name
-competes beside it as ``NAME~queued`` (and ``NAME~queued~int4`` where ``--int4`` names NAME);
-without, it is left out.
+competes beside it as ``NAME~queued`` (and ``NAME~queued~int4`` where ``--int4`` names NAME),
+unless it is the kept model itself once prepared (the same bytes); without, it is left out.
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -81,6 +81,7 @@ from ship_candidates import (
     queue_models,
     requantized_kept,
     reship_candidates,
+    same_as_kept,
     shipped_per_language,
     storage_variants,
 )
@@ -218,6 +219,13 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
                       frozenset(n for n in per_language if n.endswith(INT4_VARIANT)),
                       frozenset(requantized))
+    same = same_as_kept({n: models[n] for n in per_language}, kept, out_dir)
+    if same:
+        print(f"the kept model itself ({len(same)}, left out): {', '.join(same)}")
+    for name in same:
+        models.pop(name)
+        per_language.pop(name)
+        greedy.pop(name, None)
     if not models and not kept:
         raise SystemExit("give --model, --keep or --queue")
     return Candidates(models, per_language, greedy, kept, kept_scores, previous)

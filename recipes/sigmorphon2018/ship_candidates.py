@@ -173,6 +173,25 @@ def beside_kept(per_language: Models, greedy: dict[str, float], queued: Models,
     return per_language, greedy, queued, int4
 
 
+def same_as_kept(prepared: Models, kept: dict[str, dict], out_dir: Path) -> list[str]:
+    """The prepared ``NAME~queued...`` candidates (:func:`beside_kept`) whose member files are
+    byte for byte the kept model NAME's shipped files (the run that was shipped, prepared the
+    same way): the same model, which stays as kept, so these are not candidates."""
+    from inflect.io.atomic import sha256_of
+
+    out = []
+    for name, paths in prepared.items():
+        base = base_name(name)
+        if QUEUED_VARIANT not in name or base not in kept:
+            continue
+        shipped = [out_dir / m for m in kept[base]["members"]]
+        if len(shipped) == len(paths) and all(
+                sha256_of(checkpoint_file(a)) == sha256_of(b)
+                for a, b in zip(paths, shipped, strict=True)):
+            out.append(name)
+    return sorted(out)
+
+
 def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[str, Any]]:
     """The ``[model.NAME]`` tables of already shipped models (``out_dir/registry.toml``) and
     their per-language dev scores (a frame of language, accuracy), kept as they are: neither
