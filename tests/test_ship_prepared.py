@@ -564,3 +564,55 @@ def test_a_language_trained_again_competes_beside_its_kept_model_of_the_same_nam
         table.pop(name)  # as ship.py's choose(): the models not chosen leave first
     selection.settle_variants(chosen, table)
     assert table == {"czech-medium": "new"}
+
+
+def test_a_kept_4_bit_model_and_a_new_run_compete_as_one_ensemble(tmp_path, capsys):
+    """--ensemble-kept: NAME~plus~int4 is the kept 4-bit model's shipped members (the same
+    bytes once prepared) and the queue's new run of its language (stored in 4 bits from its
+    float checkpoint); NAME~memberK~plus~int4 each member with the run; a kept int8 model is
+    passed over."""
+    from inflect.io.atomic import sha256_of
+    from inflect.nn.checkpoint import load_metadata
+    from inflect.training.queue import QueueSpec
+
+    ship = _load_ship()
+    candidates = _load_ship("ship_candidates")
+    data = _tiny_data(tmp_path)
+    _write_language(data, "latin", 3)
+    out_dir = tmp_path / "models"
+    kept = {}
+    for lang in ("german", "latin"):
+        kept[f"{lang}-high"] = {"members": []}
+        for k in ((1, 2) if lang == "german" else (1,)):
+            run = tmp_path / f"{lang}{k}"
+            train(tiny_config(seed=k), load_data(lang, "high", data), run, device="cpu",
+                  max_epochs=1, precision="float32")
+            name = f"{lang}-high" + ("~int4" if lang == "german" else "")
+            ready = ship.prepared({name: [run]}, {name}, tmp_path / f"p{lang}{k}", str(data),
+                                  int8=True, int4=frozenset({"german-high~int4"}))
+            member = f"per-language/high/{lang}/member-{k}.safetensors"
+            (out_dir / member).parent.mkdir(parents=True, exist_ok=True)
+            (out_dir / member).write_bytes(ready[name][0].read_bytes())
+            kept[f"{lang}-high"]["members"].append(member)
+    queue = tmp_path / "queue"
+    QueueSpec("high", ("german", "latin", "navajo")).save(queue)  # navajo: never trained
+    for lang in ("german", "latin"):
+        train(tiny_config(seed=5), load_data(lang, "high", data), queue / lang, device="cpu",
+              max_epochs=1, precision="float32")
+    got = candidates.kept_plus_run([f"high={queue}"], kept, out_dir)
+    m1, m2 = (out_dir / m for m in kept["german-high"]["members"])
+    new = queue / "german"
+    assert got == {"german-high~plus~int4": [m1, m2, new],
+                   "german-high~member1~plus~int4": [m1, new],
+                   "german-high~member2~plus~int4": [m2, new]}
+    assert "latin-high is not stored in 4 bits" in capsys.readouterr().out
+    assert {candidates.base_name(n) for n in got} == {"german-high"}
+    ready = ship.prepared(got, set(got), tmp_path / "plus", str(data), int8=True,
+                          int4=frozenset(got))
+    three = ready["german-high~plus~int4"]
+    assert three[0].read_bytes() == m1.read_bytes() and three[1].read_bytes() == m2.read_bytes()
+    meta = load_metadata(three[2])
+    assert meta["quantized"] == INT4_GROUPS
+    assert meta["prepared_from"]["source_sha256"] == sha256_of(new / "model.safetensors")
+    with pytest.raises(SystemExit, match="SETTING=ROOT"):
+        candidates.kept_plus_run([str(queue)], kept, out_dir)

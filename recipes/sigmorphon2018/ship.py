@@ -42,6 +42,9 @@ compete alone as well (``NAME~memberK~int4``, its shipped file as it is). With
 ``--kept-compete``, a queue's model of a language whose kept per-language model has its name
 competes beside it as ``NAME~queued`` (and ``NAME~queued~int4`` where ``--int4`` names NAME),
 unless it is the kept model itself once prepared (the same bytes); without, it is left out.
+``--ensemble-kept SETTING=ROOT`` adds a member to a kept 4-bit model whose float checkpoints
+are gone: its shipped members and the queue's new run of its language as one ensemble
+(``NAME~plus~int4``, and ``NAME~memberK~plus~int4`` for each member with the run).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -74,6 +77,7 @@ from ship_candidates import (
     ensemble_models,
     is_per_language,
     kept_models,
+    kept_plus_run,
     language_of,
     members_alone,
     parse_models,
@@ -127,6 +131,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="every language finished in each of these `inflect queue` folders "
                              "competes as an ensemble of its runs there, in 4 bits "
                              "(LANGUAGE-SETTING~ens~int4; it ships as LANGUAGE-SETTING)")
+    parser.add_argument("--ensemble-kept", action="append", default=[], metavar="SETTING=ROOT",
+                        help="for every language finished in this `inflect queue` folder whose "
+                             "--keep per-language model is in 4 bits: that model's members and "
+                             "the new run as one ensemble in 4 bits (NAME~plus~int4; and each "
+                             "member with the run, NAME~memberK~plus~int4); with --kept-compete "
+                             "(repeatable)")
     parser.add_argument("--reship", action="store_true",
                         help="the per-language models of --out-dir's registry compete again, "
                              "prepared and scored like the --queue ones")
@@ -156,9 +166,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.int4_names = sorted({n for spec in args.int4 for n in spec.split(",") if n})
     args.int4_kept = sorted({n for spec in args.int4_kept for n in spec.split(",") if n})
     args.members_alone = sorted({n for spec in args.members_alone for n in spec.split(",") if n})
-    if (args.int4_kept or args.members_alone) and not args.kept_compete:
-        parser.error("--int4-kept and --members-alone need --kept-compete (the kept model and "
-                     "its other storage compete in the selection)")
+    if (args.int4_kept or args.members_alone or args.ensemble_kept) and not args.kept_compete:
+        parser.error("--int4-kept, --members-alone and --ensemble-kept need --kept-compete (the "
+                     "kept model and its other forms compete in the selection)")
     args.targets = {}
     for spec in args.macro_target:
         setting, _, acc = spec.partition("=")
@@ -214,7 +224,8 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     per_language |= ensembles
     greedy |= ensemble_greedy
     requantized = requantized_kept(args.int4_kept, kept, out_dir)
-    per_language |= requantized | members_alone(args.members_alone, kept, out_dir)
+    per_language |= (requantized | members_alone(args.members_alone, kept, out_dir)
+                     | kept_plus_run(args.ensemble_kept, kept, out_dir))
     models.update(per_language)
     models = prepared(models, set(per_language), Path(args.results), args.data_dir, args.int8,
                       frozenset(n for n in per_language if n.endswith(INT4_VARIANT)),

@@ -8,7 +8,9 @@ A model is ``NAME -> [its member checkpoints]`` (:data:`Models`): given on the c
 per variant, of which at most one ships under NAME: its storages (:func:`storage_variants`:
 ``NAME`` and ``NAME~int4``), and an ensemble of the language's runs in several queues
 (``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``); a queue's model of a language
-whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``).
+whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``), and
+a kept model's members with a queue's new run of its language as one ensemble
+(``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus~int4``, ``NAME~memberK~plus~int4``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ INT4_VARIANT = "~int4"
 #: Suffix of a per-language ensemble's name (``--ensemble``), stored in 4 bits; it ships under
 #: its own name too.
 ENSEMBLE_VARIANT = "~ens" + INT4_VARIANT
+#: Suffix of an ensemble of a kept model's shipped members and a queue's new run of its
+#: language (``--ensemble-kept``, :func:`kept_plus_run`), stored in 4 bits; it ships under its
+#: model's name.
+PLUS_VARIANT = "~plus" + INT4_VARIANT
 #: Suffix of a queue's model that competes beside a kept per-language model of the same name
 #: (:func:`beside_kept`); it ships under that name if it wins.
 QUEUED_VARIANT = "~queued"
@@ -306,6 +312,48 @@ def members_alone(names: list[str], kept: dict[str, dict], out_dir: Path) -> Mod
         paths = _kept_members("--members-alone", name, kept, out_dir, INT4_GROUPS, ensemble=True)
         for k, path in enumerate(paths, 1):
             out[f"{name}~member{k}{INT4_VARIANT}"] = [path]
+    return out
+
+
+def kept_plus_run(specs: list[str], kept: dict[str, dict], out_dir: Path) -> Models:
+    """``--ensemble-kept SETTING=ROOT``: for each language finished in the ``inflect queue``
+    folder ROOT whose ``--keep`` per-language model NAME (``LANGUAGE-SETTING``) is stored in 4
+    bits, an ensemble of NAME's shipped member files (taken as they are, so no new weight file)
+    and the new run (``ROOT/LANGUAGE``, stored in 4 bits from its float checkpoint), as
+    ``NAME~plus~int4`` (:data:`PLUS_VARIANT`); where NAME has several members, also each
+    member with the new run, ``NAME~memberK~plus~int4`` (the ensemble's size kept). For a
+    shipped model whose float checkpoints are gone, the one way to add a member to it.
+
+    A kept model stored otherwise (int8, or 4 bits from int8 weights: its members are not
+    taken as they are) is passed over, with a line saying so.
+
+    Raises:
+        SystemExit: a spec that is not ``SETTING=ROOT``, or a queue of another setting.
+    """
+    from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
+
+    out: Models = {}
+    for spec in specs:
+        setting, _, root = spec.partition("=")
+        if not setting or not root:
+            raise SystemExit(f"--ensemble-kept takes SETTING=ROOT, got {spec!r}")
+        for lang in sorted(finished_runs(Path(root), setting)):
+            name = f"{lang}-{setting}"
+            table = kept.get(name)
+            if table is None or not is_per_language(table):
+                continue
+            members = [out_dir / m for m in table["members"]]
+            metas = [load_metadata(p) for p in members]
+            if any(m.get("quantized") != INT4_GROUPS
+                   or (m.get("prepared_from") or {}).get("from") for m in metas):
+                print(f"--ensemble-kept: {name} is not stored in 4 bits from a float "
+                      f"checkpoint; passed over")
+                continue
+            run = Path(root) / lang
+            out[name + PLUS_VARIANT] = [*members, run]
+            if len(members) > 1:
+                for k, member in enumerate(members, 1):
+                    out[f"{name}~member{k}{PLUS_VARIANT}"] = [member, run]
     return out
 
 
