@@ -567,10 +567,10 @@ def test_a_language_trained_again_competes_beside_its_kept_model_of_the_same_nam
 
 
 def test_a_kept_4_bit_model_and_a_new_run_compete_as_one_ensemble(tmp_path, capsys):
-    """--ensemble-kept: NAME~plus~int4 is the kept 4-bit model's shipped members (the same
-    bytes once prepared) and the queue's new run of its language (stored in 4 bits from its
-    float checkpoint); NAME~memberK~plus~int4 each member with the run; a kept int8 model is
-    passed over."""
+    """--ensemble-kept: NAME~plus-QUEUE~int4 is the kept 4-bit model's shipped members (the
+    same bytes once prepared) and the queue's new run of its language (stored in 4 bits from
+    its float checkpoint); NAME~memberK~plus-QUEUE~int4 each member with the run; a kept int8
+    model is passed over."""
     from inflect.io.atomic import sha256_of
     from inflect.nn.checkpoint import load_metadata
     from inflect.training.queue import QueueSpec
@@ -602,14 +602,14 @@ def test_a_kept_4_bit_model_and_a_new_run_compete_as_one_ensemble(tmp_path, caps
     got = candidates.kept_plus_run([f"high={queue}"], kept, out_dir)
     m1, m2 = (out_dir / m for m in kept["german-high"]["members"])
     new = queue / "german"
-    assert got == {"german-high~plus~int4": [m1, m2, new],
-                   "german-high~member1~plus~int4": [m1, new],
-                   "german-high~member2~plus~int4": [m2, new]}
+    assert got == {"german-high~plus-queue~int4": [m1, m2, new],
+                   "german-high~member1~plus-queue~int4": [m1, new],
+                   "german-high~member2~plus-queue~int4": [m2, new]}
     assert "latin-high is not stored in 4 bits" in capsys.readouterr().out
     assert {candidates.base_name(n) for n in got} == {"german-high"}
     ready = ship.prepared(got, set(got), tmp_path / "plus", str(data), int8=True,
                           int4=frozenset(got))
-    three = ready["german-high~plus~int4"]
+    three = ready["german-high~plus-queue~int4"]
     assert three[0].read_bytes() == m1.read_bytes() and three[1].read_bytes() == m2.read_bytes()
     meta = load_metadata(three[2])
     assert meta["quantized"] == INT4_GROUPS

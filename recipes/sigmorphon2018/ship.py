@@ -44,7 +44,8 @@ competes beside it as ``NAME~queued`` (and ``NAME~queued~int4`` where ``--int4``
 unless it is the kept model itself once prepared (the same bytes); without, it is left out.
 ``--ensemble-kept SETTING=ROOT`` adds a member to a kept 4-bit model whose float checkpoints
 are gone: its shipped members and the queue's new run of its language as one ensemble
-(``NAME~plus~int4``, and ``NAME~memberK~plus~int4`` for each member with the run).
+(``NAME~plus-QUEUE~int4``, and ``NAME~memberK~plus-QUEUE~int4`` for each member with the
+run; QUEUE the queue folder's name).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -134,9 +135,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ensemble-kept", action="append", default=[], metavar="SETTING=ROOT",
                         help="for every language finished in this `inflect queue` folder whose "
                              "--keep per-language model is in 4 bits: that model's members and "
-                             "the new run as one ensemble in 4 bits (NAME~plus~int4; and each "
-                             "member with the run, NAME~memberK~plus~int4); with --kept-compete "
-                             "(repeatable)")
+                             "the new run as one ensemble in 4 bits (NAME~plus-QUEUE~int4; and "
+                             "each member with the run, NAME~memberK~plus-QUEUE~int4); with "
+                             "--kept-compete (repeatable)")
     parser.add_argument("--reship", action="store_true",
                         help="the per-language models of --out-dir's registry compete again, "
                              "prepared and scored like the --queue ones")

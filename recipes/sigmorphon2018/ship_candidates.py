@@ -10,7 +10,8 @@ per variant, of which at most one ships under NAME: its storages (:func:`storage
 (``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``); a queue's model of a language
 whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``), and
 a kept model's members with a queue's new run of its language as one ensemble
-(``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus~int4``, ``NAME~memberK~plus~int4``).
+(``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus-QUEUE~int4``,
+``NAME~memberK~plus-QUEUE~int4``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ INT4_VARIANT = "~int4"
 #: Suffix of a per-language ensemble's name (``--ensemble``), stored in 4 bits; it ships under
 #: its own name too.
 ENSEMBLE_VARIANT = "~ens" + INT4_VARIANT
-#: Suffix of an ensemble of a kept model's shipped members and a queue's new run of its
-#: language (``--ensemble-kept``, :func:`kept_plus_run`), stored in 4 bits; it ships under its
-#: model's name.
-PLUS_VARIANT = "~plus" + INT4_VARIANT
+#: How the name of an ensemble of a kept model's shipped members and a queue's new run of its
+#: language goes on (``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus-QUEUE~int4``,
+#: stored in 4 bits); it ships under its model's name.
+PLUS_VARIANT = "~plus"
 #: Suffix of a queue's model that competes beside a kept per-language model of the same name
 #: (:func:`beside_kept`); it ships under that name if it wins.
 QUEUED_VARIANT = "~queued"
@@ -320,8 +321,9 @@ def kept_plus_run(specs: list[str], kept: dict[str, dict], out_dir: Path) -> Mod
     folder ROOT whose ``--keep`` per-language model NAME (``LANGUAGE-SETTING``) is stored in 4
     bits, an ensemble of NAME's shipped member files (taken as they are, so no new weight file)
     and the new run (``ROOT/LANGUAGE``, stored in 4 bits from its float checkpoint), as
-    ``NAME~plus~int4`` (:data:`PLUS_VARIANT`); where NAME has several members, also each
-    member with the new run, ``NAME~memberK~plus~int4`` (the ensemble's size kept). For a
+    ``NAME~plus-QUEUE~int4`` (:data:`PLUS_VARIANT`, QUEUE the name of ROOT, so several
+    queues give several candidates); where NAME has several members, also each member with the
+    new run, ``NAME~memberK~plus-QUEUE~int4`` (the ensemble's size kept). For a
     shipped model whose float checkpoints are gone, the one way to add a member to it.
 
     A kept model stored otherwise (int8, or 4 bits from int8 weights: its members are not
@@ -350,10 +352,11 @@ def kept_plus_run(specs: list[str], kept: dict[str, dict], out_dir: Path) -> Mod
                       f"checkpoint; passed over")
                 continue
             run = Path(root) / lang
-            out[name + PLUS_VARIANT] = [*members, run]
+            plus = f"{PLUS_VARIANT}-{Path(root).name}{INT4_VARIANT}"
+            out[name + plus] = [*members, run]
             if len(members) > 1:
                 for k, member in enumerate(members, 1):
-                    out[f"{name}~member{k}{PLUS_VARIANT}"] = [member, run]
+                    out[f"{name}~member{k}{plus}"] = [member, run]
     return out
 
 
