@@ -11,6 +11,7 @@ import torch
 from test_train import tiny_config
 
 from inflect.nn.checkpoint import (
+    GROUP_SUFFIX,
     INT4_GROUPS,
     INT8_ROWS,
     SCALE_SUFFIX,
@@ -21,6 +22,7 @@ from inflect.nn.checkpoint import (
     load_tensors,
     quantize_int4,
     quantize_int8,
+    repack_int4,
     save_tensors,
 )
 from inflect.training.items import TrainingData
@@ -94,13 +96,14 @@ def test_int4_packs_a_hand_worked_row():
 
 def test_int4_keeps_every_weight_within_half_a_step_of_its_group():
     gen = torch.Generator().manual_seed(1)
-    # 3-D, and 45 weights a row: the last group of each row is padded (32 + 13)
+    # 3-D, and 45 weights a row: two groups (32 + 13), 23 bytes (the last nibble a zero)
     w = torch.randn(12, 9, 5, generator=gen, dtype=torch.float64)
     w *= torch.logspace(-3, 1, 12, dtype=torch.float64)[:, None, None]
     w[4] = 0.0
     w[6, :2] = 0.0  # a row's first group zero, its second not
     q = quantize_int4({"w": w.float(), "b": torch.randn(12, generator=gen)}, group=32, min_size=1)
-    assert q["w"].shape == (12, 32) and q["w" + SCALE_SUFFIX].shape == (12, 2)
+    assert q["w"].shape == (12, 23) and q["w" + SCALE_SUFFIX].shape == (12, 2)
+    assert q["w" + GROUP_SUFFIX].tolist() == [32] and (q["w"][:, -1] >> 4 == 8).all()
     assert q["b"].dtype == torch.float16
     rows = w.reshape(12, 45)
     # the step of each weight, from the definition: max |group| / 7, stored in float16
@@ -143,3 +146,64 @@ def test_an_int4_checkpoint_loads_and_a_shape_missing_is_named(tmp_path):
                  meta | {"quantized": INT4_GROUPS})
     with pytest.raises(CheckpointError, match=r"does not match its scales"):
         load_checkpoint(tmp_path / "mismatched.safetensors")
+
+
+def _padded_layout(w: torch.Tensor, group: int) -> dict[str, torch.Tensor]:
+    """The 4-bit layout before 2026-12-07, built from its definition in float64: each row of
+    ``w`` (2-D) zero-padded to a multiple of ``group``, q + 8 packed two to a byte, no group
+    tensor."""
+    rows, cols = w.shape
+    padded = -(-cols // group) * group
+    full = torch.zeros(rows, padded, dtype=torch.float64)
+    full[:, :cols] = w.double()
+    groups = full.reshape(rows, -1, group)
+    scale = (groups.abs().amax(dim=2) / 7).to(torch.float16)
+    step = torch.where(scale > 0, scale.double(), torch.ones_like(scale.double()))
+    q = (torch.clamp(torch.round(groups / step[..., None]), -7, 7) + 8).reshape(rows, padded)
+    q = q.to(torch.uint8)
+    return {"w": q[:, 0::2] + q[:, 1::2] * 16, "w" + SCALE_SUFFIX: scale,
+            "w" + SHAPE_SUFFIX: torch.tensor([cols])}
+
+
+def test_repack_int4_drops_the_padding_and_keeps_every_weight(tmp_path):
+    gen = torch.Generator().manual_seed(3)
+    w = torch.randn(6, 45, generator=gen, dtype=torch.float64)
+    legacy = _padded_layout(w, 32)
+    assert legacy["w"].shape == (6, 32)  # 64 nibbles a row, 19 of them padding
+    before = dequantize(legacy, {"quantized": INT4_GROUPS})["w"]
+    tight = repack_int4(legacy)
+    assert tight["w"].shape == (6, 23) and tight["w" + GROUP_SUFFIX].tolist() == [32]
+    assert torch.equal(tight["w" + SCALE_SUFFIX], legacy["w" + SCALE_SUFFIX])
+    after = dequantize(tight, {"quantized": INT4_GROUPS})["w"]
+    assert torch.equal(before, after)  # bit for bit
+    # and both are what quantize_int4 stores today for the same weights
+    fresh = dequantize(quantize_int4({"w": w.float()}, group=32, min_size=1),
+                       {"quantized": INT4_GROUPS})["w"]
+    assert torch.equal(fresh, after)
+    assert repack_int4(tight)["w"] is tight["w"]  # already tight: as it is
+    # an even row length: 64 weights, no padding in either layout, the same bytes
+    even = _padded_layout(torch.randn(3, 64, generator=gen, dtype=torch.float64), 32)
+    assert torch.equal(repack_int4(even)["w"], even["w"])
+    broken = dict(legacy)
+    broken["w" + SHAPE_SUFFIX] = torch.tensor([70])  # more weights than the 64 stored
+    with pytest.raises(CheckpointError, match="does not match its scales"):
+        repack_int4(broken, tmp_path / "x.safetensors")
+
+
+def test_a_checkpoint_in_the_padded_layout_still_loads(tmp_path):
+    tensors, meta, _ = _trained(tmp_path)
+    tight = tmp_path / "tight.safetensors"
+    save_tensors(tight, quantize_int4(tensors), meta | {"quantized": INT4_GROUPS})
+    legacy_tensors = {}
+    for name, t in tensors.items():
+        if t.is_floating_point() and t.dim() >= 2 and t.numel() >= 1024:
+            legacy = _padded_layout(t.detach().reshape(t.shape[0], -1), 32)
+            legacy["w" + SHAPE_SUFFIX] = torch.tensor(t.shape[1:])
+            legacy_tensors |= {name + k[1:]: v for k, v in legacy.items()}
+        else:
+            legacy_tensors[name] = t.detach().to(torch.float16) if t.is_floating_point() else t
+    padded = tmp_path / "padded.safetensors"
+    save_tensors(padded, legacy_tensors, meta | {"quantized": INT4_GROUPS})
+    a, b = load_checkpoint(tight).network, load_checkpoint(padded).network
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        assert torch.equal(x, y), name

@@ -254,21 +254,30 @@ def _quantized(
 INT4_GROUPS = "int4-groups"
 #: Suffix of the tensor that holds an int4 tensor's shape past its first dimension (int64).
 SHAPE_SUFFIX = ":shape"
+#: Suffix of the tensor that holds an int4 tensor's group size (int64, shape (1,)): present, the
+#: rows are packed tightly (:func:`quantize_int4`: a row's last group may be partial); absent,
+#: each row fills whole groups, zero-padded where it must (the layout before 2026-12-07, still
+#: read, and the same bytes where no row needs padding: :func:`repack_int4`).
+GROUP_SUFFIX = ":group"
 
 
 def quantize_int4(
     tensors: dict[str, torch.Tensor], group: int = 32, min_size: int = 1024
 ) -> dict[str, torch.Tensor]:
     """Weights in 4 bits with one float16 scale per group of ``group`` weights of a row, for
-    shipping at about 0.56 bytes a weight (int8: 1).
+    shipping at about 0.53 bytes a weight (int8: 1).
 
     Every floating-point tensor of two or more dimensions with at least ``min_size`` elements
-    is read as rows (dim 0) of ``c`` weights, each row zero-padded to a multiple of ``group``
-    and cut into groups; a group's weights become ``q = round(w / s)`` in ``-7 .. 7`` with
-    ``s = max |group| / 7`` (symmetric, stored in float16). ``q + 8`` is packed two to a byte
-    (the even column in the low nibble): ``name`` holds uint8 of shape (rows, padded c / 2),
-    ``name + SCALE_SUFFIX`` the float16 scales, shape (rows, padded c / group), and
-    ``name + SHAPE_SUFFIX`` the tensor's shape past dim 0 (int64). A row is its own bytes, so
+    is read as rows (dim 0) of ``c`` weights, each row cut into groups of ``group`` (the last
+    group of a row holds the ``c mod group`` weights left, where there are any); a group's
+    weights become ``q = round(w / s)`` in ``-7 .. 7`` with ``s = max |group| / 7``
+    (symmetric, stored in float16). ``q + 8`` is packed two to a byte (the even column in the
+    low nibble; a row of odd ``c`` ends with a zero, stored as 8, in the high nibble): ``name``
+    holds uint8 of shape (rows, ceil(c / 2)), ``name + SCALE_SUFFIX`` the float16 scales, shape
+    (rows, ceil(c / group)), ``name + SHAPE_SUFFIX`` the tensor's shape past dim 0 and, where
+    ``c`` is not a multiple of ``group``, ``name + GROUP_SUFFIX`` the group (int64; else the
+    bytes are those of the padded layout and the group is ``c`` over the scales a row). A row
+    is its own bytes, so
     :mod:`inflect.nn.trim` slices rows of a stored tensor exactly as of a float one. The error is
     at most ``s / 2`` per weight (1/14 of its group's largest magnitude). The others (biases,
     small matrices) are stored in float16. Store the result with ``meta["quantized"] =
@@ -289,23 +298,91 @@ def quantize_int4(
         raise ValueError(f"group must be a positive even number of weights, got {group}")
 
     def rows_in_int4(rows: torch.Tensor, shape: torch.Size) -> dict[str, torch.Tensor]:
-        pad = (-rows.shape[1]) % group
+        cols = rows.shape[1]
+        pad = (-cols) % group  # zeros: they change no group's largest magnitude
         groups = torch.nn.functional.pad(rows, (0, pad)).reshape(rows.shape[0], -1, group)
         scale = (groups.abs().amax(dim=2) / 7.0).to(torch.float16).float()
         safe = torch.where(scale > 0, scale, torch.ones_like(scale))
-        q = (torch.clamp(torch.round(groups / safe[..., None]), -7, 7) + 8).to(torch.uint8)
-        q = q.reshape(rows.shape[0], -1)
-        return {"": q[:, 0::2] | (q[:, 1::2] << 4), SCALE_SUFFIX: scale.to(torch.float16),
-                SHAPE_SUFFIX: torch.tensor(shape[1:], dtype=torch.int64)}
+        q = torch.clamp(torch.round(groups / safe[..., None]), -7, 7) + 8
+        q = q.reshape(rows.shape[0], -1)[:, :cols].to(torch.uint8)
+        stored = {"": _pack_nibbles(q), SCALE_SUFFIX: scale.to(torch.float16),
+                  SHAPE_SUFFIX: torch.tensor(shape[1:], dtype=torch.int64)}
+        if pad:  # else both layouts are the same bytes, and the group is what they divide into
+            stored[GROUP_SUFFIX] = torch.tensor([group], dtype=torch.int64)
+        return stored
 
     return _quantized(tensors, min_size, rows_in_int4)
+
+
+def _pack_nibbles(q: torch.Tensor) -> torch.Tensor:
+    """Values 0..15 of shape (rows, c) as uint8 (rows, ceil(c / 2)): the even column in the low
+    nibble; an odd ``c`` is completed with 8 (a zero weight)."""
+    if q.shape[1] % 2:
+        q = torch.cat([q, torch.full((q.shape[0], 1), 8, dtype=torch.uint8)], dim=1)
+    return q[:, 0::2] | (q[:, 1::2] << 4)
+
+
+def repack_int4(
+    tensors: dict[str, torch.Tensor], path: Path | None = None
+) -> dict[str, torch.Tensor]:
+    """A checkpoint stored in 4 bits with zero-padded rows (the layout before 2026-12-07, no
+    ``GROUP_SUFFIX`` tensors) in the tight layout of :func:`quantize_int4`: the same stored
+    values and scales, without the padding's bytes (for a row of 200 weights in groups of 32,
+    100 bytes instead of 112). Lossless: :func:`dequantize` gives the same float32 weights,
+    bit for bit. Tensors already tight, and the others, are returned as they are.
+
+    Raises:
+        CheckpointError: a 4-bit tensor without its scales or shape, or of the wrong size.
+    """
+    out = dict(tensors)
+    for name, t in tensors.items():
+        if (t.dtype != torch.uint8 or name.endswith((SCALE_SUFFIX, SHAPE_SUFFIX, GROUP_SUFFIX))
+                or name + GROUP_SUFFIX in tensors):
+            continue
+        cols, group, _ = _int4_layout(name, t, tensors, path)
+        if cols % group == 0:
+            continue  # no padding: already the tight bytes
+        q = torch.stack([t & 15, t >> 4], dim=2).reshape(t.shape[0], -1)[:, :cols]
+        out[name] = _pack_nibbles(q)
+        out[name + GROUP_SUFFIX] = torch.tensor([group], dtype=torch.int64)
+    return out
+
+
+def _int4_layout(
+    name: str, t: torch.Tensor, tensors: dict[str, torch.Tensor], path: Path | None
+) -> tuple[int, int, torch.Tensor]:
+    """``(c, group, scales)`` of the 4-bit tensor ``name`` (either layout), checked against its
+    stored size."""
+    scale = tensors.get(name + SCALE_SUFFIX)
+    trailing = tensors.get(name + SHAPE_SUFFIX)
+    if scale is None or trailing is None or scale.dim() != 2 or scale.shape[0] != t.shape[0]:
+        raise CheckpointError(
+            f"{path}: the int4 tensor {name} lacks its per-group scales or its shape"
+        )
+    cols = math.prod(int(d) for d in trailing.tolist())
+    stored = tensors.get(name + GROUP_SUFFIX)
+    if stored is None:  # zero-padded rows: the group is what the padding divides into
+        padded = 2 * t.shape[-1]
+        group = padded // scale.shape[1] if padded % scale.shape[1] == 0 else 0
+        fits = group > 0 and 0 < cols <= padded and -(-cols // group) == scale.shape[1]
+    else:
+        group = int(stored.reshape(-1)[0]) if stored.numel() == 1 else 0
+        fits = (group > 0 and cols > 0 and t.shape[-1] == -(-cols // 2)
+                and scale.shape[1] == -(-cols // group))
+    if t.dim() != 2 or not fits:
+        raise CheckpointError(
+            f"{path}: the int4 tensor {name} ({tuple(t.shape)} bytes) does not match "
+            f"its scales {tuple(scale.shape)} and shape {trailing.tolist()}"
+        )
+    return cols, group, scale
 
 
 def dequantize(
     tensors: dict[str, torch.Tensor], meta: dict[str, Any], path: Path | None = None
 ) -> dict[str, torch.Tensor]:
     """Float32 weights from a checkpoint stored by :func:`quantize_int8` or :func:`quantize_int4`
-    (as ``meta["quantized"]`` says; other checkpoints are returned as they are).
+    (either 4-bit layout: see :data:`GROUP_SUFFIX`; as ``meta["quantized"]`` says; other
+    checkpoints are returned as they are).
 
     Raises:
         CheckpointError: a quantized tensor without its scales (or, int4, its shape), or
@@ -316,7 +393,7 @@ def dequantize(
         return tensors
     out: dict[str, torch.Tensor] = {}
     for name, t in tensors.items():
-        if name.endswith((SCALE_SUFFIX, SHAPE_SUFFIX)):
+        if name.endswith((SCALE_SUFFIX, SHAPE_SUFFIX, GROUP_SUFFIX)):
             continue
         scale = tensors.get(name + SCALE_SUFFIX)
         if kind == INT8_ROWS and t.dtype == torch.int8:
@@ -325,23 +402,13 @@ def dequantize(
             shape = (-1,) + (1,) * (t.dim() - 1)
             out[name] = t.float() * scale.float().reshape(shape)
         elif kind == INT4_GROUPS and t.dtype == torch.uint8:
-            trailing = tensors.get(name + SHAPE_SUFFIX)
-            if (scale is None or trailing is None or scale.dim() != 2
-                    or scale.shape[0] != t.shape[0]):
-                raise CheckpointError(
-                    f"{path}: the int4 tensor {name} lacks its per-group scales or its shape"
-                )
-            shape = [int(d) for d in trailing.tolist()]
-            cols, padded = math.prod(shape), 2 * t.shape[-1]
-            if t.dim() != 2 or padded % scale.shape[1] or not 0 < cols <= padded:
-                raise CheckpointError(
-                    f"{path}: the int4 tensor {name} ({tuple(t.shape)} bytes) does not match "
-                    f"its scales {tuple(scale.shape)} and shape {shape}"
-                )
-            q = torch.stack([t & 15, t >> 4], dim=2).reshape(t.shape[0], -1).float() - 8
-            group = padded // scale.shape[1]
-            w = q.reshape(t.shape[0], scale.shape[1], group) * scale.float()[..., None]
-            out[name] = w.reshape(t.shape[0], -1)[:, :cols].reshape(t.shape[0], *shape)
+            cols, group, scale = _int4_layout(name, t, tensors, path)
+            rows, groups = t.shape[0], scale.shape[1]
+            q = torch.stack([t & 15, t >> 4], dim=2).reshape(rows, -1)[:, :cols].float() - 8
+            q = torch.nn.functional.pad(q, (0, groups * group - cols))
+            w = q.reshape(rows, groups, group) * scale.float()[..., None]
+            trailing = [int(d) for d in tensors[name + SHAPE_SUFFIX].tolist()]
+            out[name] = w.reshape(rows, -1)[:, :cols].reshape(rows, *trailing)
         else:
             out[name] = t.float() if t.is_floating_point() else t
     return out
