@@ -32,7 +32,7 @@ the symbols, features and language of its training data (:mod:`inflect.nn.trim`:
 multilingual rows are dropped); ``--int8`` stores every model in int8 with per-row scales
 (:func:`inflect.nn.checkpoint.quantize_int8`). ``--int4 NAME[,NAME...]`` makes those
 per-language models compete twice: as stored otherwise, and in 4 bits with a scale per 32
-weights (:func:`inflect.nn.checkpoint.quantize_int4`, about 0.53 of the int8 bytes), prepared
+weights (:func:`inflect.nn.checkpoint.quantize_int4`, about 0.56 of the int8 bytes), prepared
 from their queue's float checkpoint as ``NAME~int4``; at most one of the two ships, under NAME.
 ``--int4-kept NAME[,NAME...]`` does the same for ``--keep`` models stored in int8 whose float
 checkpoint is gone: ``NAME~int4`` is their shipped int8 weights dequantized and stored in 4 bits
