@@ -33,7 +33,6 @@ def repack_file(path: Path) -> tuple[int, int]:
     import torch
 
     from inflect.nn.checkpoint import (
-        GROUP_SUFFIX,
         INT4_GROUPS,
         dequantize,
         load_tensors,
@@ -43,11 +42,11 @@ def repack_file(path: Path) -> tuple[int, int]:
 
     before = path.stat().st_size
     tensors, meta = load_tensors(path)
-    legacy = [n for n, t in tensors.items() if t.dtype == torch.uint8
-              and n + ":shape" in tensors and n + GROUP_SUFFIX not in tensors]
-    if meta.get("quantized") != INT4_GROUPS or not legacy:
+    if meta.get("quantized") != INT4_GROUPS:
         return before, before
     tight = repack_int4(tensors, path)
+    if tight.keys() == tensors.keys():  # repack_int4 adds a group tensor to each row it packs
+        return before, before
     old, new = dequantize(tensors, meta, path), dequantize(tight, meta, path)
     if old.keys() != new.keys() or not all(torch.equal(old[k], new[k]) for k in old):
         raise SystemExit(f"{path}: the repacked weights differ from the stored ones; left as it is")
