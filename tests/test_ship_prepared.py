@@ -463,6 +463,12 @@ def test_an_ensemble_is_offered_for_the_languages_finished_in_every_queue(tmp_pa
     models, greedy = candidates.ensemble_models([f"high={roots[0]}+{roots[1]}"])
     assert models == {"german-high~ens~int4": [roots[0] / "german", roots[1] / "german"]}
     assert set(greedy) == {"german-high~ens~int4"}
+    # german in two specs: each pairing competes, the second under its own name
+    models, _ = candidates.ensemble_models([f"high={roots[0]}+{roots[1]}",
+                                            f"high={roots[1]}+{roots[0]}"])
+    assert models == {"german-high~ens~int4": [roots[0] / "german", roots[1] / "german"],
+                      "german-high~ens2~int4": [roots[1] / "german", roots[0] / "german"]}
+    assert candidates.language_of("german-high~ens2~int4") == "german"
     with pytest.raises(SystemExit, match="SETTING=ROOT"):
         candidates.ensemble_models([f"high={roots[0]}"])
     with pytest.raises(SystemExit, match="not medium"):

@@ -131,7 +131,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         metavar="SETTING=ROOT+ROOT[+ROOT]",
                         help="every language finished in each of these `inflect queue` folders "
                              "competes as an ensemble of its runs there, in 4 bits "
-                             "(LANGUAGE-SETTING~ens~int4; it ships as LANGUAGE-SETTING)")
+                             "(LANGUAGE-SETTING~ens~int4; a language of a second such option: "
+                             "~ens2~int4; it ships as LANGUAGE-SETTING) (repeatable)")
     parser.add_argument("--ensemble-kept", action="append", default=[], metavar="SETTING=ROOT",
                         help="for every language finished in this `inflect queue` folder whose "
                              "--keep per-language model is in 4 bits: that model's members and "

@@ -7,7 +7,7 @@ A model is ``NAME -> [its member checkpoints]`` (:data:`Models`): given on the c
 (``--keep``, :func:`kept_models`). A per-language model may compete under several names, one
 per variant, of which at most one ships under NAME: its storages (:func:`storage_variants`:
 ``NAME`` and ``NAME~int4``), and an ensemble of the language's runs in several queues
-(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``); a queue's model of a language
+(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``, ``NAME~ens2~int4`` ...); a queue's model of a language
 whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``), and
 a kept model's members with a queue's new run of its language as one ensemble
 (``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus-QUEUE~int4``,
@@ -72,7 +72,8 @@ def ensemble_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
     ``SETTING=ROOT+ROOT[+ROOT...]`` (``--ensemble``): the languages finished in every queue of
     the spec, their runs as the members of one ensemble (e.g. one run from scratch and one with
     hallucinated pairs); and each one's training-time dev accuracy (greedy), the best of its
-    members'.
+    members'. A language of several specs competes with each of its ensembles: the second
+    spec's is ``LANGUAGE-SETTING~ens2~int4``, the third's ``~ens3~int4``, and so on.
 
     Raises:
         SystemExit: a spec that is not ``SETTING=ROOT+ROOT...``, or a queue of another setting.
@@ -87,7 +88,10 @@ def ensemble_models(specs: list[str]) -> tuple[Models, dict[str, float]]:
         finished = [{lang: -1.0 if acc is None else float(acc)
                      for lang, acc in finished_runs(root, setting).items()} for root in roots]
         for lang in sorted(set.intersection(*(set(f) for f in finished))):
-            name = f"{lang}-{setting}{ENSEMBLE_VARIANT}"
+            name, k = f"{lang}-{setting}{ENSEMBLE_VARIANT}", 1
+            while name in models:
+                k += 1
+                name = f"{lang}-{setting}~ens{k}{INT4_VARIANT}"
             models[name] = [root / lang for root in roots]
             greedy[name] = max(f[lang] for f in finished)
     return models, greedy
