@@ -45,7 +45,9 @@ unless it is the kept model itself once prepared (the same bytes); without, it i
 ``--ensemble-kept SETTING=ROOT`` adds a member to a kept 4-bit model whose float checkpoints
 are gone: its shipped members and the queue's new run of its language as one ensemble
 (``NAME~plus-QUEUE~int4``, and ``NAME~memberK~plus-QUEUE~int4`` for each member with the
-run; QUEUE the queue folder's name).
+run; QUEUE the queue folder's name). ``--max-commits N`` leaves out a candidate one of whose
+files would be a new copy of a run's weights that git's history of ``--out-dir`` already holds
+N times (:mod:`ship_history`; the budget's rule is 2).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
 Only finished languages are taken, and only the per-language models that beat every other model
@@ -57,7 +59,8 @@ weight files no model lists are removed. ``--keep NAME`` keeps a model of ``--ou
 registry as shipped (its files, its table, its dev scores: nothing is scored again).
 
 The work is in the modules beside this script, one job each: :mod:`ship_candidates` (which
-models compete), :mod:`ship_selection` (scores and the choice), :mod:`ship_storage` (the members
+models compete), :mod:`ship_history` (how often git holds a run's weights),
+:mod:`ship_selection` (scores and the choice), :mod:`ship_storage` (the members
 prepared and written) and :mod:`ship_registry` (``registry.toml``); this script parses the
 options and runs them in order.
 """
@@ -90,6 +93,7 @@ from ship_candidates import (
     shipped_per_language,
     storage_variants,
 )
+from ship_history import commit_history, over_limit
 from ship_registry import model_facts, registry_text
 from ship_selection import (
     evaluate_model,
@@ -147,6 +151,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "compete in the selection with their registry scores, as stored: "
                              "a new model of their language may replace one, and one that gains "
                              "too little per byte may leave")
+    parser.add_argument("--max-commits", type=int, default=None, metavar="N",
+                        help="a candidate one of whose files would be a new file of a run whose "
+                             "weights git's history of --out-dir already holds in N files (e.g. "
+                             "its int8 and 4-bit copies) does not compete (the budget's rule: 2)")
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
                              "dev gain per MB while it holds (default 100)")
@@ -235,7 +243,12 @@ def gather(args: argparse.Namespace, out_dir: Path) -> Candidates:
     same = same_as_kept({n: models[n] for n in per_language}, kept, out_dir)
     if same:
         print(f"the kept model itself ({len(same)}, left out): {', '.join(same)}")
-    for name in same:
+    over = (over_limit(models, [n for n in per_language if n not in same],
+                       commit_history(out_dir), args.max_commits)
+            if args.max_commits is not None else {})
+    for name, why in sorted(over.items()):
+        print(f"{name}: left out, {why} (--max-commits {args.max_commits})")
+    for name in [*same, *over]:
         models.pop(name)
         per_language.pop(name)
         greedy.pop(name, None)

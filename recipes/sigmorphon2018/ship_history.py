@@ -1,0 +1,118 @@
+"""ship.py's history check (``--max-commits N``): how many distinct weight files of one training
+run git's history of the models folder already holds, so that a ship commits the weights of one
+model at most N times (issue 49: "weights of one model committed at most twice"; git keeps every
+file ever committed, and a 4-bit copy of weights shipped in int8 is those weights once more).
+
+A run is known by its checkpoint's ``training`` record (data, seed, epochs, best epoch:
+:func:`inflect.nn.checkpoint.save_checkpoint`), which every stored copy of its weights carries
+unchanged (float16, int8, 4 bits, trimmed, repacked); a file by its git blob id. A candidate's
+file that the history already holds (the same bytes shipped again) adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import subprocess
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ship_candidates import Models, checkpoint_file
+
+#: Suffix of the weight files the history check reads.
+WEIGHTS_SUFFIX = ".safetensors"
+
+
+def blob_id(path: Path) -> str:
+    """The id git gives the file's bytes (``git hash-object``: SHA-1 of ``blob SIZE\\0`` and
+    the bytes), hex."""
+    data = Path(path).read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def run_key(meta: dict[str, Any] | None) -> str | None:
+    """The run a checkpoint's metadata (:func:`inflect.nn.checkpoint.load_metadata`) comes
+    from: its ``training`` record as canonical JSON, or None where it has none (such files are
+    not counted: nothing says which run they are)."""
+    training = (meta or {}).get("training")
+    return json.dumps(training, sort_keys=True) if training else None
+
+
+def header_metadata(data: bytes) -> dict[str, Any] | None:
+    """The ``sparse_inflect`` metadata of a safetensors file's bytes (the format's 8-byte
+    little-endian header length, then the JSON header), or None for bytes that are not such a
+    file."""
+    from inflect.nn.checkpoint import META_KEY
+
+    try:
+        (n,) = struct.unpack("<Q", data[:8])
+        raw = json.loads(data[8:8 + n]).get("__metadata__", {}).get(META_KEY)
+        return json.loads(raw) if raw else None
+    except (struct.error, ValueError, AttributeError, TypeError):
+        return None
+
+
+def commit_history(models_dir: Path) -> dict[str, set[str]]:
+    """Run (:func:`run_key`) -> the blob ids of its weight files in the history of every ref of
+    the git repository that holds ``models_dir``, under ``models_dir``.
+
+    Raises:
+        SystemExit: ``models_dir`` is not inside a git repository (or git is missing).
+    """
+    def git(*args: str, **kw: Any) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", str(models_dir), *args], check=True, **kw)
+
+    try:
+        log = git("log", "--all", "--format=", "--raw", "--no-abbrev", "--", ".",
+                  capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SystemExit(f"--max-commits reads git's history of {models_dir}, which is not in a "
+                         f"git repository ({exc})") from None
+    blobs = sorted({fields[3] for line in log.splitlines() if line.startswith(":")
+                    for fields in [line.split("\t")[0].split()]
+                    if line.endswith(WEIGHTS_SUFFIX) and set(fields[3]) != {"0"}})
+    runs: dict[str, set[str]] = defaultdict(set)
+    if not blobs:
+        return runs
+    out = git("cat-file", "--batch", input="".join(b + "\n" for b in blobs).encode(),
+              capture_output=True).stdout
+    at = 0
+    for blob in blobs:  # each: "<id> blob <size>\n<bytes>\n", in the order asked
+        end = out.index(b"\n", at)
+        size = int(out[at:end].split()[2])
+        key = run_key(header_metadata(out[end + 1:end + 1 + size]))
+        if key is not None:
+            runs[key].add(blob)
+        at = end + 1 + size + 1
+    return runs
+
+
+def over_limit(models: Models, names: Iterable[str], history: dict[str, set[str]],
+               limit: int) -> dict[str, str]:
+    """The candidates among ``names`` one of whose member files would be a new file of a run
+    whose weights the history already holds in ``limit`` distinct files: name -> why.
+
+    Args:
+        models: name -> its member checkpoints (as prepared: the files that would ship).
+        names: the candidates to check.
+        history: :func:`commit_history`.
+        limit: the most distinct files of one run's weights the history may hold.
+    """
+    from inflect.nn.checkpoint import load_metadata
+
+    over = {}
+    for name in names:
+        for path in models[name]:
+            file = checkpoint_file(path)
+            key = run_key(load_metadata(file))
+            if key is None:
+                continue
+            files = history.get(key, set()) | {blob_id(file)}
+            if len(files) > limit:
+                over[name] = (f"{file.name} would be file {len(files)} of its run's weights in "
+                              f"git's history")
+                break
+    return over
