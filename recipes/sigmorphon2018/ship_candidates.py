@@ -7,8 +7,8 @@ A model is ``NAME -> [its member checkpoints]`` (:data:`Models`): given on the c
 (``--keep``, :func:`kept_models`). A per-language model may compete under several names, one
 per variant, of which at most one ships under NAME: its storages (:func:`storage_variants`:
 ``NAME`` and ``NAME~int4``), and an ensemble of the language's runs in several queues
-(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``, ``NAME~ens2~int4`` ...); a queue's model of a language
-whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``), and
+(``--ensemble``, :func:`ensemble_models`: ``NAME~ens~int4``, ``NAME~ens2~int4`` ...); a
+queue's model of a language whose kept model has its name competes beside it (:func:`beside_kept`: ``NAME~queued``), and
 a kept model's members with a queue's new run of its language as one ensemble
 (``--ensemble-kept``, :func:`kept_plus_run`: ``NAME~plus-QUEUE~int4``,
 ``NAME~memberK~plus-QUEUE~int4``).

@@ -75,18 +75,19 @@ def commit_history(models_dir: Path) -> dict[str, set[str]]:
                     for fields in [line.split("\t")[0].split()]
                     if line.endswith(WEIGHTS_SUFFIX) and set(fields[3]) != {"0"}})
     runs: dict[str, set[str]] = defaultdict(set)
-    if not blobs:
-        return runs
-    out = git("cat-file", "--batch", input="".join(b + "\n" for b in blobs).encode(),
-              capture_output=True).stdout
-    at = 0
-    for blob in blobs:  # each: "<id> blob <size>\n<bytes>\n", in the order asked
-        end = out.index(b"\n", at)
-        size = int(out[at:end].split()[2])
-        key = run_key(header_metadata(out[end + 1:end + 1 + size]))
-        if key is not None:
-            runs[key].add(blob)
-        at = end + 1 + size + 1
+    # one blob at a time (the history's weights are hundreds of MB): "<id> blob <size>\n", the
+    # bytes, "\n"
+    with subprocess.Popen(["git", "-C", str(models_dir), "cat-file", "--batch"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        for blob in blobs:
+            cat.stdin.write(f"{blob}\n".encode())
+            cat.stdin.flush()
+            size = int(cat.stdout.readline().split()[2])
+            key = run_key(header_metadata(cat.stdout.read(size)))
+            cat.stdout.read(1)
+            if key is not None:
+                runs[key].add(blob)
+        cat.stdin.close()
     return runs
 
 
