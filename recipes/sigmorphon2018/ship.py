@@ -135,8 +135,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         metavar="SETTING=ROOT+ROOT[+ROOT]",
                         help="every language finished in each of these `inflect queue` folders "
                              "competes as an ensemble of its runs there, in 4 bits "
-                             "(LANGUAGE-SETTING~ens~int4; a language of a second such option: "
-                             "~ens2~int4; it ships as LANGUAGE-SETTING) (repeatable)")
+                             "(LANGUAGE-SETTING~ens~int4, of a second such option ~ens2~int4; "
+                             "it ships as LANGUAGE-SETTING)")
     parser.add_argument("--ensemble-kept", action="append", default=[], metavar="SETTING=ROOT",
                         help="for every language finished in this `inflect queue` folder whose "
                              "--keep per-language model is in 4 bits: that model's members and "
@@ -152,9 +152,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "a new model of their language may replace one, and one that gains "
                              "too little per byte may leave")
     parser.add_argument("--max-commits", type=int, default=None, metavar="N",
-                        help="a candidate one of whose files would be a new file of a run whose "
-                             "weights git's history of --out-dir already holds in N files (e.g. "
-                             "its int8 and 4-bit copies) does not compete (the budget's rule: 2)")
+                        help="leave out a candidate that would be a new copy of a run's weights "
+                             "held N times in git's history of --out-dir (the budget's rule: 2)")
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
                              "dev gain per MB while it holds (default 100)")
