@@ -4,7 +4,7 @@ model at most N times (issue 49: "weights of one model committed at most twice";
 file ever committed, and a 4-bit copy of weights shipped in int8 is those weights once more).
 
 A run is known by its checkpoint's ``training`` record (data, seed, epochs, best epoch:
-:func:`inflect.nn.checkpoint.save_checkpoint`), which every stored copy of its weights carries
+:func:`inflect.nn.checkpoint.save_model`), which every stored copy of its weights carries
 unchanged (float16, int8, 4 bits, trimmed, repacked); a file by its git blob id. A candidate's
 file that the history already holds (the same bytes shipped again) adds nothing.
 """
