@@ -1,7 +1,7 @@
 """ship.py's history check (``--max-commits N``): how many distinct weight files of one training
 run git's history of the models folder already holds, so that a ship commits the weights of one
-model at most N times (issue 49: "weights of one model committed at most twice"; git keeps every
-file ever committed, and a 4-bit copy of weights shipped in int8 is those weights once more).
+model at most N times (the size budget's rule is twice: git keeps every file ever committed, and
+a 4-bit copy of weights shipped in int8 is those weights once more).
 
 A run is known by its checkpoint's ``training`` record (data, seed, epochs, best epoch:
 :func:`inflect.nn.checkpoint.save_model`), which every stored copy of its weights carries
@@ -11,7 +11,6 @@ file that the history already holds (the same bytes shipped again) adds nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 import subprocess
@@ -22,15 +21,10 @@ from typing import Any
 
 from ship_candidates import Models, checkpoint_file
 
+from inflect.io.atomic import git_blob_of
+
 #: Suffix of the weight files the history check reads.
 WEIGHTS_SUFFIX = ".safetensors"
-
-
-def blob_id(path: Path) -> str:
-    """The id git gives the file's bytes (``git hash-object``: SHA-1 of ``blob SIZE\\0`` and
-    the bytes), hex."""
-    data = Path(path).read_bytes()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def run_key(meta: dict[str, Any] | None) -> str | None:
@@ -111,7 +105,7 @@ def over_limit(models: Models, names: Iterable[str], history: dict[str, set[str]
             key = run_key(load_metadata(file))
             if key is None:
                 continue
-            files = history.get(key, set()) | {blob_id(file)}
+            files = history.get(key, set()) | {git_blob_of(file)}
             if len(files) > limit:
                 over[name] = (f"{file.name} would be file {len(files)} of its run's weights in "
                               f"git's history")
