@@ -1,7 +1,7 @@
 """The per-language pilots: configurations of one-model-per-language training compared per CPU
 minute.
 
-Two pilots, each a set of languages and configurations (``--pilot``):
+Three pilots, each a set of languages and configurations (``--pilot``):
 
 - ``high`` (the first): eight high languages below the official baseline with the shipped
   multilingual models, of different families and scripts, and a small one (votic, 1,230
@@ -12,6 +12,9 @@ Two pilots, each a set of languages and configurations (``--pilot``):
   autoencoding items from scratch, the same with hallucinated pairs (Anastasopoulos & Neubig
   2019) up to 5,000 and 10,000 per language, and an ensemble of three seeds of the current
   recipe (``--ensemble``).
+- ``high2`` (2026-12-07): six high languages with the largest gaps to the 2018 winner, French
+  first; the high recipe from scratch (two seeds), the copy-biased preset, 5,000 hallucinated
+  pairs beside the 10,000, a larger network, and ensembles of two (:data:`ENSEMBLES`).
 
 Each configuration is one ``inflect queue`` over the pilot's languages (``OUT/<config>``, two
 languages at a time, one thread each). Model selection on the whole dev set (``--dev-sample
@@ -87,8 +90,33 @@ PILOTS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, tuple[str, ...]]]]
         },
     ),
 }
-#: medium pilot: the ensemble scored with --beam5 (its members' configurations)
-ENSEMBLE = ("ens3", ("medium-warm-s1", "medium-warm-s2", "medium-warm-s3"))
+#: the high setting's current recipe (runs/high-long-*: from scratch, up to 30 epochs)
+HIGH_PLAIN = ("--preset", "cpu-small-plain", "--dev-sample", "0", "--epochs", "30",
+              "--patience", "4")
+PILOTS["high2"] = (
+    ("french", "lithuanian", "latin", "norwegian-nynorsk", "maltese", "slovak"),
+    {
+        "high-plain-s1": ("high", (*HIGH_PLAIN, "--seed", "1")),
+        # the copy-biased preset (autoencoding items and the copy bias) from scratch
+        "high-copy": ("high", ("--preset", "cpu-small", "--dev-sample", "0", "--epochs", "30",
+                               "--patience", "5")),
+        # 5,000 hallucinated pairs beside 10,000 (--hallucinate N: up to N pairs a language)
+        "high-halluc": ("high", (*HIGH_PLAIN, "--hallucinate", "15000", "--epochs", "24")),
+        "high-plain-s2": ("high", (*HIGH_PLAIN, "--seed", "2")),
+        # the larger network, where 10,000 pairs allow it
+        "high-large": ("high", ("--preset", "cpu-small-plain", "--emb-dim", "150",
+                                "--hidden-dim", "400", "--dev-sample", "0", "--epochs", "25",
+                                "--patience", "4")),
+    },
+)
+#: pilot -> the ensembles scored with --beam5: name -> its members' configurations
+ENSEMBLES: dict[str, dict[str, tuple[str, ...]]] = {
+    "high": {},
+    "medium": {"ens3": ("medium-warm-s1", "medium-warm-s2", "medium-warm-s3")},
+    "high2": {"ens-plain2": ("high-plain-s1", "high-plain-s2"),
+              "ens-plain-halluc": ("high-plain-s1", "high-halluc"),
+              "ens-plain-copy": ("high-plain-s1", "high-copy")},
+}
 
 
 def curves(out: Path, names: list[str], languages: tuple[str, ...]):
@@ -133,7 +161,7 @@ def _fmt(value: float) -> str:
     return "–" if value != value else f"{value:.1f}"
 
 
-def _language_table(frame, out, chosen, languages, base, best_known) -> list[str]:
+def _language_table(frame, out, chosen, languages, base, best_known, ensembles) -> list[str]:
     """One row per language: the baseline, the winner, then each configuration's best greedy
     dev (its epoch and CPU minutes) and its beam-5 dev where scored."""
     lines = ["| language | baseline | 2018 winner (test) | " + " | ".join(chosen) + " |",
@@ -142,7 +170,7 @@ def _language_table(frame, out, chosen, languages, base, best_known) -> list[str
         cells = []
         for n in chosen:
             sub = frame[(frame.config == n) & (frame.language == lang)]
-            if n == ENSEMBLE[0]:
+            if n in ensembles:
                 cells.append(f"{_fmt(beam5(out, n, lang))} (beam 5)")
             elif len(sub):
                 best = sub.loc[sub.dev_accuracy.idxmax()]
@@ -156,7 +184,7 @@ def _language_table(frame, out, chosen, languages, base, best_known) -> list[str
     return lines
 
 
-def _budget_table(frame, out, chosen, languages, budgets) -> list[str]:
+def _budget_table(frame, out, chosen, languages, budgets, ensembles) -> list[str]:
     """Macro dev accuracy of each configuration at equal CPU time, over all epochs, with beam
     5, and the mean CPU minutes per language."""
     lines = ["| configuration | " + " | ".join(f"{b:g} CPU min" for b in budgets)
@@ -165,8 +193,8 @@ def _budget_table(frame, out, chosen, languages, budgets) -> list[str]:
     for n in chosen:
         b5 = [beam5(out, n, lang) for lang in languages]
         b5_cell = "–" if any(v != v for v in b5) else f"{sum(b5) / len(b5):.1f}"
-        if n == ENSEMBLE[0]:
-            members = frame[frame.config.isin(ENSEMBLE[1])]
+        if n in ensembles:
+            members = frame[frame.config.isin(ensembles[n])]
             minutes = members.groupby(["config", "language"]).cpu_minutes.max().sum()
             lines.append(f"| {n} | " + " | ".join("–" for _ in budgets) + f" | – | {b5_cell} | "
                          f"{minutes / len(languages):.1f} |")
@@ -198,31 +226,31 @@ def report(out: Path, pilot: str, names: list[str], budgets: tuple[float, ...],
     lines = []
     for setting in ("high", "medium"):
         chosen = [n for n in names if configs[n][0] == setting and n in set(frame["config"])]
-        if setting == "medium" and pilot == "medium" and (out / "eval").is_dir():
-            chosen.append(ENSEMBLE[0])
+        if (out / "eval").is_dir():
+            chosen += [e for e, members in ENSEMBLES[pilot].items()
+                       if configs[members[0]][0] == setting]
         if not chosen:
             continue
         base = baseline[baseline["setting"] == setting].set_index("language")["accuracy"]
         lines += [f"### {setting}", "", "Best greedy dev accuracy (its epoch, the CPU minutes of "
                   "the whole run) / with beam 5:", ""]
-        lines += _language_table(frame, out, chosen, languages, base, system_accuracy(setting, data_dir=data_dir))
+        lines += _language_table(frame, out, chosen, languages, base,
+                                 system_accuracy(setting, data_dir=data_dir), ENSEMBLES[pilot])
         lines += ["", f"Macro dev accuracy at equal CPU time per language ({setting}; the best "
                   "epoch finished within the budget; – where a language had none):", ""]
-        lines += [*_budget_table(frame, out, chosen, languages, budgets), ""]
+        lines += [*_budget_table(frame, out, chosen, languages, budgets, ENSEMBLES[pilot]), ""]
     text = "\n".join(lines)
     (out / "results.md").write_text(text, encoding="utf-8")
     return text
 
 
 def score_beam5(out: Path, pilot: str, names: list[str], data_dir: str | None) -> None:
-    """Score each configuration's model (and, for the medium pilot, the ensemble of three
-    seeds) on dev with beam 5 into ``OUT/eval/`` (``inflect evaluate --out``); done ones are
+    """Score each configuration's model (and the pilot's ensembles, :data:`ENSEMBLES`) on dev with beam 5 into ``OUT/eval/`` (``inflect evaluate --out``); done ones are
     skipped."""
     languages, _ = PILOTS[pilot]
     (out / "eval").mkdir(parents=True, exist_ok=True)
     runs = {n: [n] for n in names}
-    if pilot == "medium":
-        runs[ENSEMBLE[0]] = list(ENSEMBLE[1])
+    runs.update({e: list(members) for e, members in ENSEMBLES[pilot].items()})
     for lang in languages:
         for name, members in runs.items():
             models = [out / m / lang for m in members]
