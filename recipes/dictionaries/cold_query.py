@@ -22,6 +22,9 @@ QUERIES = [
     ("german", "Haus", "N;NOM;PL"),
     ("french", "être", "V;IND;PRS;1;SG"),
     ("italian", "essere", "V;IND;PRS;1;SG"),
+    ("german", "gehen", "V;IND;PST;1;SG"),
+    ("portuguese", "ser", "V;IND;PRS;1;SG"),
+    ("polish", "pies", "N;GEN;SG"),
 ]
 
 CODE = """
@@ -47,10 +50,13 @@ def run(variant: str, query: tuple[str, str, str]) -> tuple[float, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--lang", action="append", default=None, help="only these languages")
     args = parser.parse_args(argv)
     print("| query | answer with / without | cold with (s) | cold without (s) | difference (s) |")
     print("|---|---|---:|---:|---:|")
     for query in QUERIES:
+        if args.lang and query[0] not in args.lang:
+            continue
         times: dict[str, list[float]] = {"with": [], "without": []}
         answers = {}
         for _ in range(args.runs):
