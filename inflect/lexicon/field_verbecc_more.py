@@ -30,21 +30,27 @@ from inflect.lexicon.field_verbecc import PERSONS, Verbecc
 
 __all__ = ["MORE_TENSES", "Romance", "written"]
 
+
+def _persons(bundle: str) -> tuple[str, ...]:
+    """The bundle with each of the six persons, in verbecc's order."""
+    return tuple(f"{bundle};{p}" for p in PERSONS)
+
+
 _PT_IMPERATIVE = (None, "2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
 #: ``(mood, tense) -> list of bundles, one per position of verbecc's list`` (None: left out).
 MORE_TENSES: dict[str, dict[tuple[str, str], tuple[str | None, ...]]] = {
     "pt": {
         ("infinitivo", "infinitivo"): ("V;NFIN", None),
-        ("indicativo", "presente"): tuple(f"V;IND;PRS;{p}" for p in PERSONS),
-        ("indicativo", "pretérito-imperfeito"): tuple(f"V;IND;PST;IPFV;{p}" for p in PERSONS),
-        ("indicativo", "pretérito-perfeito"): tuple(f"V;IND;PST;PFV;{p}" for p in PERSONS),
-        ("indicativo", "pretérito-mais-que-perfeito"): tuple(f"V;IND;PST;PRF;{p}" for p in PERSONS),
-        ("indicativo", "futuro-do-presente"): tuple(f"V;IND;FUT;{p}" for p in PERSONS),
-        ("condicional", "futuro-do-pretérito"): tuple(f"V;COND;{p}" for p in PERSONS),
-        ("subjuntivo", "presente"): tuple(f"V;SBJV;PRS;{p}" for p in PERSONS),
-        ("subjuntivo", "pretérito-imperfeito"): tuple(f"V;SBJV;PST;IPFV;{p}" for p in PERSONS),
-        ("subjuntivo", "futuro"): tuple(f"V;SBJV;FUT;{p}" for p in PERSONS),
-        ("infinitivo", "infinitivo-pessoal-presente"): tuple(f"V;NFIN;{p}" for p in PERSONS),
+        ("indicativo", "presente"): _persons("V;IND;PRS"),
+        ("indicativo", "pretérito-imperfeito"): _persons("V;IND;PST;IPFV"),
+        ("indicativo", "pretérito-perfeito"): _persons("V;IND;PST;PFV"),
+        ("indicativo", "pretérito-mais-que-perfeito"): _persons("V;IND;PST;PRF"),
+        ("indicativo", "futuro-do-presente"): _persons("V;IND;FUT"),
+        ("condicional", "futuro-do-pretérito"): _persons("V;COND"),
+        ("subjuntivo", "presente"): _persons("V;SBJV;PRS"),
+        ("subjuntivo", "pretérito-imperfeito"): _persons("V;SBJV;PST;IPFV"),
+        ("subjuntivo", "futuro"): _persons("V;SBJV;FUT"),
+        ("infinitivo", "infinitivo-pessoal-presente"): _persons("V;NFIN"),
         ("imperativo", "afirmativo"): tuple(p and f"V;IMP;POS;{p}" for p in _PT_IMPERATIVE),
         ("imperativo", "negativo"): tuple(p and f"V;IMP;NEG;{p}" for p in _PT_IMPERATIVE),
         ("gerúndio", "gerúndio"): ("V.PTCP;PRS", None),
@@ -52,13 +58,13 @@ MORE_TENSES: dict[str, dict[tuple[str, str], tuple[str | None, ...]]] = {
     },
     "ca": {
         ("infinitiu", "infinitiu-present"): ("V;NFIN",),
-        ("indicatiu", "present"): tuple(f"V;IND;PRS;{p}" for p in PERSONS),
-        ("indicatiu", "imperfet"): tuple(f"V;IND;PST;IPFV;{p}" for p in PERSONS),
-        ("indicatiu", "passat-simple"): tuple(f"V;IND;PST;PFV;{p}" for p in PERSONS),
-        ("indicatiu", "futur"): tuple(f"V;IND;FUT;{p}" for p in PERSONS),
-        ("condicional", "present"): tuple(f"V;COND;{p}" for p in PERSONS),
-        ("subjuntiu", "present"): tuple(f"V;SBJV;PRS;{p}" for p in PERSONS),
-        ("subjuntiu", "imperfet"): tuple(f"V;SBJV;PST;{p}" for p in PERSONS),
+        ("indicatiu", "present"): _persons("V;IND;PRS"),
+        ("indicatiu", "imperfet"): _persons("V;IND;PST;IPFV"),
+        ("indicatiu", "passat-simple"): _persons("V;IND;PST;PFV"),
+        ("indicatiu", "futur"): _persons("V;IND;FUT"),
+        ("condicional", "present"): _persons("V;COND"),
+        ("subjuntiu", "present"): _persons("V;SBJV;PRS"),
+        ("subjuntiu", "imperfet"): _persons("V;SBJV;PST"),
         ("imperatiu", "imperatiu-present"): tuple(
             f"V;POS;IMP;{p}" for p in ("2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
         ),
@@ -72,11 +78,11 @@ MORE_TENSES: dict[str, dict[tuple[str, str], tuple[str | None, ...]]] = {
     },
     "ro": {
         ("infinitiv", "afirmativ"): ("V;NFIN",),
-        ("indicativ", "prezent"): tuple(f"V;IND;PRS;{p}" for p in PERSONS),
-        ("indicativ", "imperfect"): tuple(f"V;IND;PST;IPFV;{p}" for p in PERSONS),
-        ("indicativ", "perfect-simplu"): tuple(f"V;IND;PST;PFV;{p}" for p in PERSONS),
-        ("indicativ", "mai-mult-ca-perfect"): tuple(f"V;IND;PST;PRF;{p}" for p in PERSONS),
-        ("conjunctiv", "prezent"): tuple(f"V;SBJV;PRS;{p}" for p in PERSONS),
+        ("indicativ", "prezent"): _persons("V;IND;PRS"),
+        ("indicativ", "imperfect"): _persons("V;IND;PST;IPFV"),
+        ("indicativ", "perfect-simplu"): _persons("V;IND;PST;PFV"),
+        ("indicativ", "mai-mult-ca-perfect"): _persons("V;IND;PST;PRF"),
+        ("conjunctiv", "prezent"): _persons("V;SBJV;PRS"),
         ("imperativ", "imperativ"): ("V;POS;IMP;2;SG", "V;POS;IMP;3;PL"),
         ("imperativ", "negativ"): ("V;NEG;IMP;2;SG", "V;NEG;IMP;3;PL"),
         ("gerunziu", "gerunziu"): ("V.CVB;PRS",),
