@@ -8,7 +8,7 @@ languages only (:mod:`inflect.lexicon.dictionaries` lists those installed): ``py
 :mod:`inflect.lexicon.field_german_nouns`) and ``verbecc`` 1.10 (French, Italian and Spanish
 verbs; :mod:`inflect.lexicon.field_verbecc`; Portuguese verbs:
 :mod:`inflect.lexicon.field_verbecc_more`), ``ablaut`` (German verbs it stores;
-:mod:`inflect.lexicon.field_ablaut`) and ``morfeusz2`` (Polish nouns and adjectives;
+:mod:`inflect.lexicon.field_ablaut`) and ``morfeusz2`` (Polish nouns, adjectives and verbs;
 :mod:`inflect.lexicon.field_morfeusz`). The library is
 imported, and its data loaded, at the first lookup of one of its languages (a German query never
 loads pymorphy3). Only the dictionary's own entries answer: a library's guesser for unknown words

@@ -11,6 +11,7 @@ else. Runs alternate, and the medians of ``--runs`` each are printed with their 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,11 +41,17 @@ except SystemExit:
 """
 
 
-def run(variant: str, query: tuple[str, str, str]) -> tuple[float, str]:
+def run(variant: str, query: tuple[str, str, str]) -> tuple[float, float, str]:
+    """One cold query in a new process: its wall-clock seconds, its CPU seconds (user and
+    system: less disturbed than the wall clock by other work on the machine) and its answer."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", CODE, variant, *query], capture_output=True,
                          text=True, check=True)
-    return time.perf_counter() - start, out.stdout.split("\t")[1] if "\t" in out.stdout else "?"
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, out.stdout.split("\t")[1] if "\t" in out.stdout else "?"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,20 +59,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lang", action="append", default=None, help="only these languages")
     args = parser.parse_args(argv)
-    print("| query | answer with / without | cold with (s) | cold without (s) | difference (s) |")
-    print("|---|---|---:|---:|---:|")
+    print("| query | answer with / without | cold with (s) | cold without (s) | difference (s) "
+          "| CPU with (s) | CPU without (s) | CPU difference (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for query in QUERIES:
         if args.lang and query[0] not in args.lang:
             continue
         times: dict[str, list[float]] = {"with": [], "without": []}
+        cpus: dict[str, list[float]] = {"with": [], "without": []}
         answers = {}
         for _ in range(args.runs):
             for variant in ("with", "without"):
-                seconds, answers[variant] = run(variant, query)
+                seconds, cpu, answers[variant] = run(variant, query)
                 times[variant].append(seconds)
+                cpus[variant].append(cpu)
         a, b = statistics.median(times["with"]), statistics.median(times["without"])
+        c, d = statistics.median(cpus["with"]), statistics.median(cpus["without"])
         print(f"| {' '.join(query)} | {answers['with']} / {answers['without']} | {a:.2f} | "
-              f"{b:.2f} | {a - b:+.2f} |", flush=True)
+              f"{b:.2f} | {a - b:+.2f} | {c:.2f} | {d:.2f} | {c - d:+.2f} |", flush=True)
     return 0
 
 
