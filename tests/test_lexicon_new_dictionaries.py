@@ -424,3 +424,46 @@ def test_morfeusz_passes_the_gate_for_polish(conll2018):
 
     held, agree, first = gate_row(Morfeusz(), "polish", conll2018, every=4)
     assert held >= 1000 and agree >= 0.985 and first >= 0.975, (held, agree, first)
+
+
+# --- through the lexicons and the CLI --------------------------------------------------------
+
+NEW_TABLE = [  # the queries that the model alone answered wrong, and Polish
+    ("german", "sein", "V;IND;PRS;1;SG", "bin", "ablaut"),
+    ("german", "haben", "V;IND;PRS;3;SG", "hat", "ablaut"),
+    ("german", "gehen", "V.PTCP;PST", "gegangen", "ablaut"),
+    ("german", "wissen", "V;IND;PRS;1;SG", "weiß", "ablaut"),
+    ("portuguese", "ser", "V;IND;PRS;1;SG", "sou", "verbecc"),
+    ("portuguese", "ter", "V;IND;PRS;1;SG", "tenho", "verbecc"),
+    ("portuguese", "poder", "V;IND;PRS;1;SG", "posso", "verbecc"),
+    ("polish", "pies", "N;GEN;SG", "psa", "morfeusz2"),
+    ("polish", "być", "V;PST;1;SG;MASC", "byłem", "morfeusz2"),
+]
+
+
+@pytest.mark.parametrize(("language", "lemma", "tags", "right", "module"), NEW_TABLE)
+def test_the_new_dictionaries_answer_first_through_the_lexicons(
+    language, lemma, tags, right, module, tmp_path
+):
+    need(module)
+    from inflect.lexicon import load_lexicons
+
+    lexicons = load_lexicons(data_dir=tmp_path)  # no UniMorph there: the dictionaries answer
+    found = lexicons.lookup(language, lemma, TagBundle.parse(tags))
+    assert found[0].form == right
+    assert found[0].source.startswith(f"{module} ")
+
+
+def test_predict_answers_the_german_verbs_attested(tmp_path, monkeypatch):
+    need("ablaut")
+    import json
+
+    from click.testing import CliRunner
+
+    from inflect.cli import main
+
+    monkeypatch.setenv("INFLECT_DATA_DIR", str(tmp_path))
+    args = ["predict", "--lang", "german", "können", "V;IND;PST;1;SG", "--format", "jsonl"]
+    record = json.loads(CliRunner().invoke(main, args).output)
+    assert record["forms"][0]["form"] == "konnte" and record["forms"][0]["attested"]
+    assert record["forms"][0]["source"].startswith("ablaut ")
