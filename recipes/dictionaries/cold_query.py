@@ -40,6 +40,39 @@ except SystemExit:
     pass
 """
 
+FIRST_LOOKUP = """
+import sys, time
+from inflect.lexicon.dictionaries import field_dictionaries
+from inflect.text.records import TagBundle
+language, lemma, tags = sys.argv[1:4]
+bundle = TagBundle.parse(tags)
+pos = {f.split(".")[0] for f in bundle.multiset}
+dictionary = next(d for d in field_dictionaries()
+                  if language in d.languages() and pos & d.parts_of_speech)
+cpu, wall = time.process_time(), time.perf_counter()
+found = dictionary.lookup(language, lemma, bundle)
+print(time.process_time() - cpu, time.perf_counter() - wall, dictionary.name,
+      found[0].form if found else "-")
+"""
+
+
+def first_lookups(runs: int, languages: list[str] | None) -> None:
+    """Each query's first lookup in its dictionary alone (import, load, lookup), in a new
+    process: medians of CPU and wall-clock seconds."""
+    print("| query | dictionary | answer | first lookup, CPU (s) | first lookup, wall (s) |")
+    print("|---|---|---|---:|---:|")
+    for query in QUERIES:
+        if languages and query[0] not in languages:
+            continue
+        cpu, wall = [], []
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, "-c", FIRST_LOOKUP, *query],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            cpu.append(float(out[0]))
+            wall.append(float(out[1]))
+        print(f"| {' '.join(query)} | {out[2]} | {out[3]} | {statistics.median(cpu):.3f} | "
+              f"{statistics.median(wall):.3f} |", flush=True)
+
 
 def run(variant: str, query: tuple[str, str, str]) -> tuple[float, float, str]:
     """One cold query in a new process: its wall-clock seconds, its CPU seconds (user and
@@ -58,7 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lang", action="append", default=None, help="only these languages")
+    parser.add_argument("--first-lookup", action="store_true",
+                        help="time each query's first dictionary lookup alone (no model)")
     args = parser.parse_args(argv)
+    if args.first_lookup:
+        first_lookups(args.runs, args.lang)
+        return 0
     print("| query | answer with / without | cold with (s) | cold without (s) | difference (s) "
           "| CPU with (s) | CPU without (s) | CPU difference (s) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
