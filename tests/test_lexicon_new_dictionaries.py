@@ -296,8 +296,8 @@ def test_verbecc_agrees_with_the_portuguese_files_and_passes_the_gate(conll2018)
     assert len(lines) >= 20
     for lemma, form, tags in lines:
         assert form in forms(lexicon, "portuguese", lemma, tags), (lemma, tags, form)
-    held, agree, first = gate_row(lexicon, "portuguese", conll2018, every=10)
-    assert held >= 500 and agree >= 0.985 and first >= 0.975, (held, agree, first)
+    held, agree, first = gate_row(lexicon, "portuguese", conll2018, every=25)
+    assert held >= 300 and agree >= 0.985 and first >= 0.975, (held, agree, first)
 
 
 # --- morfeusz2: Polish nouns and adjectives --------------------------------------------------
@@ -422,8 +422,8 @@ def test_morfeusz_passes_the_gate_for_polish(conll2018):
     need("morfeusz2")
     from inflect.lexicon.field_morfeusz import Morfeusz
 
-    held, agree, first = gate_row(Morfeusz(), "polish", conll2018, every=4)
-    assert held >= 1000 and agree >= 0.985 and first >= 0.975, (held, agree, first)
+    held, agree, first = gate_row(Morfeusz(), "polish", conll2018, every=10)
+    assert held >= 800 and agree >= 0.985 and first >= 0.975, (held, agree, first)
 
 
 # --- through the lexicons and the CLI --------------------------------------------------------
@@ -454,6 +454,7 @@ def test_the_new_dictionaries_answer_first_through_the_lexicons(
     assert found[0].source.startswith(f"{module} ")
 
 
+@pytest.mark.slow
 def test_predict_answers_the_german_verbs_attested(tmp_path, monkeypatch):
     need("ablaut")
     import json
