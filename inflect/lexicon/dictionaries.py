@@ -4,15 +4,26 @@
 from __future__ import annotations
 
 from inflect.lexicon.field import FieldDictionary
+from inflect.lexicon.field_ablaut import Ablaut
 from inflect.lexicon.field_german_nouns import GermanNouns
 from inflect.lexicon.field_lemminflect import LemmInflect
+from inflect.lexicon.field_morfeusz import Morfeusz
 from inflect.lexicon.field_pymorphy import Pymorphy
 from inflect.lexicon.field_verbecc import Verbecc
+from inflect.lexicon.field_verbecc_more import Romance
 
 __all__ = ["ADAPTERS", "field_dictionaries", "installed_dictionaries"]
 
 #: Every adapter, in the order their forms are listed (one language has one at most today).
-ADAPTERS: tuple[type[FieldDictionary], ...] = (LemmInflect, Pymorphy, GermanNouns, Verbecc)
+ADAPTERS: tuple[type[FieldDictionary], ...] = (
+    LemmInflect,
+    Pymorphy,
+    GermanNouns,
+    Verbecc,
+    Romance,
+    Ablaut,
+    Morfeusz,
+)
 
 
 def installed_dictionaries() -> list[type[FieldDictionary]]:

@@ -6,8 +6,10 @@ languages only (:mod:`inflect.lexicon.dictionaries` lists those installed): ``py
 :mod:`inflect.lexicon.field_pymorphy`), ``lemminflect`` (English;
 :mod:`inflect.lexicon.field_lemminflect`), ``german-nouns`` (German nouns;
 :mod:`inflect.lexicon.field_german_nouns`) and ``verbecc`` 1.10 (French, Italian and Spanish
-verbs; :mod:`inflect.lexicon.field_verbecc`; its Catalan, Portuguese and Romanian tables have no
-mapping here yet). The library is
+verbs; :mod:`inflect.lexicon.field_verbecc`; Portuguese verbs:
+:mod:`inflect.lexicon.field_verbecc_more`), ``ablaut`` (German verbs it stores;
+:mod:`inflect.lexicon.field_ablaut`) and ``morfeusz2`` (Polish nouns, adjectives and verbs;
+:mod:`inflect.lexicon.field_morfeusz`). The library is
 imported, and its data loaded, at the first lookup of one of its languages (a German query never
 loads pymorphy3). Only the dictionary's own entries answer: a library's guesser for unknown words
 (pymorphy3's predictor, verbecc's classifier, lemminflect's rules) is never asked, so an answer is
