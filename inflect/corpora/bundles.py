@@ -50,8 +50,13 @@ class LanguageBundles:
         return tags.multiset in self._multisets
 
     @functools.cached_property
-    def _multisets(self) -> frozenset[tuple[str, ...]]:
-        return frozenset(b.multiset for b in self.bundles)
+    def _multisets(self) -> dict[tuple[str, ...], TagBundle]:
+        return {b.multiset: b for b in self.bundles}
+
+    def spelled(self, tags: TagBundle) -> TagBundle | None:
+        """The bundle of the data that ``tags`` is as a multiset, as the data write it (their
+        order of features), or None."""
+        return self._multisets.get(tags.multiset)
 
     def nearest(self, tags: TagBundle, n: int = NEAREST) -> list[str]:
         """The ``n`` known bundles with the fewest features to add or drop to reach them from

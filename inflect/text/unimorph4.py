@@ -22,26 +22,30 @@ language's bundles). This module imports only the standard library.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
+from inflect.text.tagsets import language_table
+from inflect.text.unimorph import part_of_speech
+
 __all__ = [
-    "ARGUMENT_LAYERS",
+    "Choice",
     "Layer",
     "LayerError",
+    "Unpacked",
     "has_layers",
     "is_layer",
+    "layer_choices",
     "parse_bundle",
     "parse_feature",
+    "unpack_unimorph4",
 ]
 
 #: The name of a layer: what stands before its opening bracket (``NOM``, ``IN+ESS``, ``PSS``).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/_:\-]*")
 #: A layer anywhere in a bundle's text: a name directly followed by ``(``.
 _LAYER_START = re.compile(r"(?:^|[;,(])\s*[A-Za-z0-9][A-Za-z0-9.+/_:\-]*\(")
-
-#: The layers that mark an argument of a verb (its role), as opposed to a noun's own case.
-ARGUMENT_LAYERS: frozenset[str] = frozenset({"NOM", "ACC", "ERG", "ABS", "DAT", "ABL", "INS"})
 
 
 class LayerError(ValueError):
@@ -200,3 +204,110 @@ def parse_bundle(text: str) -> tuple[str | Layer, ...]:
             raise LayerError(text, "empty feature")
         features.append(parse_feature(piece))
     return tuple(features)
+
+
+# ------------------------------------------------------------------ towards the 2018 features
+@dataclass(frozen=True)
+class Choice:
+    """Alternative readings of one part of foreign tags in the 2018 data's features, in order of
+    preference; the language's bundles choose.
+
+    Attributes:
+        label: the part as written (``"ACC(3,SG,MASC)"``, ``"VerbForm=Ger"``).
+        options: the alternatives, each a tuple of features (``()``: nothing).
+        layer: True for a layer (an argument or a possessor): where the tags have no 2018 cell
+            only because of it, the error names it.
+    """
+
+    label: str
+    options: tuple[tuple[str, ...], ...]
+    layer: bool = True
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """Foreign tags unpacked towards the 2018 data's features: the plain features and the
+    choices still open (see :func:`inflect.text.dialects.read_tags`)."""
+
+    features: tuple[str, ...]
+    choices: tuple[Choice, ...] = ()
+
+    def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
+        """Every combination of one option per choice (the ``skip``-th choice left out), the
+        preferred first, each after the plain features."""
+        options = [c.options for i, c in enumerate(self.choices) if i != skip]
+        return [
+            self.features + tuple(f for option in combo for f in option)
+            for combo in itertools.product(*options)
+        ]
+
+
+def _composite(prefix: str, parts: tuple[str, ...], letters: dict[str, str]) -> str:
+    """``PSS`` + person + the letters of number, gender, clusivity (``PSS(2,PL,MASC)`` ->
+    ``PSS2PM``), in the order the 2018 data write them."""
+    person = "".join(p for p in parts if p.isdigit())
+    lettered = "".join(letters[p] for p in parts if p in letters)
+    return f"{prefix}{person}{lettered}"
+
+
+def _possessor_options(parts: tuple[str, ...], letters: dict[str, str]) -> list[tuple[str, ...]]:
+    """The 2018 spellings of a possessor, the most specific first: ``PSS(2,SG,FEM)`` ->
+    ``PSS2SF``; ``PSS2S`` with ``FEM`` beside it (Hebrew); ``PSS2S``; ``PSS2``."""
+    person = tuple(p for p in parts if p.isdigit())
+    number = tuple(p for p in parts if p in ("SG", "PL", "DU"))
+    other = tuple(p for p in parts if p in letters and p not in number)
+    gender = tuple(p for p in other if p in ("MASC", "FEM", "NEUT"))
+    rest = tuple(p for p in other if p not in gender)
+    options = [
+        (_composite("PSS", person + number + gender + rest, letters),),
+        (_composite("PSS", person + number + rest, letters), *gender),
+        (_composite("PSS", person + number + rest, letters),),
+        (_composite("PSS", person + number, letters),),
+        (_composite("PSS", person, letters),),
+    ]
+    return list(dict.fromkeys(options))
+
+
+def layer_choices(layer: Layer, verbal: bool, language: str = "") -> list[Choice]:
+    """The readings of one layer in the 2018 data's features (a :class:`Choice`), and one
+    choice per nested layer.
+
+    A possessor (``PSS(1,SG)``) is one composite feature (``PSS1S``, see
+    :func:`_possessor_options`). A case layer (``DAT(PL)``, ``NOM(3,SG)``) is, in order: the case
+    with its parts (a noun's own case: ``DAT;PL``), or its parts alone (a verb's subject
+    agreement: ``3;SG``; first where ``verbal``), or the 2018 composite features of an argument
+    (Navajo ``ARGAC3S``; Basque ``ARGABS3;ARGABSSG``; Khaling ``ARG1;ARGSG``).
+    """
+    table = language_table(language)
+    parts = layer.features
+    label = layer.text or str(layer)
+    if layer.name == "PSS":
+        options = _possessor_options(parts, table.letters)
+    else:
+        kept, dropped = (layer.name, *parts), parts
+        options = [dropped, kept] if verbal else [kept, dropped]
+        for code in table.roles.get(layer.name, ()):
+            options.append((_composite(f"ARG{code}", parts, table.letters),))
+            options.append(tuple(f"ARG{code}{p}" for p in parts))
+        options.append(tuple(f"ARG{p}" for p in parts))
+    choices = [Choice(label, tuple(dict.fromkeys(options)))]
+    for nested in layer.layers:
+        choices += layer_choices(nested, verbal, language)
+    return choices
+
+
+def unpack_unimorph4(text: str, language: str = "") -> Unpacked:
+    """A UniMorph 4 bundle's plain features and a choice per layer (:func:`layer_choices`; a
+    layer of a bundle whose part of speech is ``V`` reads as the verb's agreement first).
+
+    Raises:
+        LayerError: as :func:`parse_bundle`.
+    """
+    features = parse_bundle(text)
+    plain = tuple(f for f in features if isinstance(f, str))
+    verbal = part_of_speech(plain) == "V"
+    choices: list[Choice] = []
+    for feature in features:
+        if isinstance(feature, Layer):
+            choices += layer_choices(feature, verbal, language)
+    return Unpacked(plain, tuple(choices))
