@@ -221,8 +221,9 @@ class _Resolver:
     """The choice of a language's bundle for unpacked foreign tags (the module docstring's
     steps 2–4)."""
 
-    def __init__(self, text: str, dialect: str, unpacked: Unpacked, known: KnownBundles,
-                 table: LanguageTable) -> None:
+    def __init__(
+        self, text: str, dialect: str, unpacked: Unpacked, known: KnownBundles, table: LanguageTable
+    ) -> None:
         self.text, self.dialect, self.unpacked = text, dialect, unpacked
         self.known, self.table = known, table
         self.name = resolve(known.language).display_name
@@ -264,8 +265,9 @@ class _Resolver:
             shared = sum((have & asked).values())
             if shared:
                 dropped = tuple((asked - have).elements())
-                found.append(_Fit((-shared, sum(added.values())), bundle, dropped,
-                                  tuple(added.elements())))
+                found.append(
+                    _Fit((-shared, sum(added.values())), bundle, dropped, tuple(added.elements()))
+                )
         return sorted(found, key=lambda f: f.key)
 
     def best(self, candidates: list[tuple[str, ...]]) -> list[_Fit]:
@@ -313,9 +315,11 @@ class _Resolver:
                 found = best[0].bundle if len(best) == 1 and self.clean(best[0]) else None
             if found is not None:
                 nearest = " or ".join(dict.fromkeys([found.text, *self.known.nearest(found)]))
-                raise TagError(f"the layer {choice.label} has no cell in {self.name}'s 2018 "
-                               f"data (no bundle marks it); the nearest bundles: {nearest}",
-                               self.text)
+                raise TagError(
+                    f"the layer {choice.label} has no cell in {self.name}'s 2018 "
+                    f"data (no bundle marks it); the nearest bundles: {nearest}",
+                    self.text,
+                )
 
     def done(self, asked: TagBundle, fit: _Fit | None = None) -> TagReading:
         why = ""
@@ -323,5 +327,6 @@ class _Resolver:
             why += f"; {', '.join(fit.dropped)} not marked in {self.name}'s 2018 bundles"
         if fit is not None and fit.added:
             why += f"; {', '.join(fit.added)} added (unmarked)"
-        return TagReading(self.text, self.dialect, asked,
-                          (_read_as(self.dialect, self.text, asked, why),))
+        return TagReading(
+            self.text, self.dialect, asked, (_read_as(self.dialect, self.text, asked, why),)
+        )

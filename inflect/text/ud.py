@@ -85,7 +85,8 @@ def _value(name: str, value: str, text: str) -> tuple[tuple[str, ...], ...]:
         raise UdError(f"unknown UD feature {name!r} (UD's features: {known})", text)
     if value not in values:
         raise UdError(
-            f"UD value '{name}={value}' does not exist ({name} takes {', '.join(values)})", text)
+            f"UD value '{name}={value}' does not exist ({name} takes {', '.join(values)})", text
+        )
     reading = values[value]
     if reading is None:
         raise UdError(f"'{name}={value}' has no cell in the 2018 data's features", text)
@@ -137,8 +138,10 @@ def unpack_ud(text: str, language: str = "") -> Unpacked:
             if layered:
                 layer = layered.group(2)
                 if layer not in table.layers:
-                    raise UdError(f"unknown layer [{layer}] of {name!r} (UD's: "
-                                  f"{', '.join(table.layers)})", text)
+                    raise UdError(
+                        f"unknown layer [{layer}] of {name!r} (UD's: {', '.join(table.layers)})",
+                        text,
+                    )
                 layers.setdefault(layer, []).extend(reading[0])
                 labels.setdefault(layer, []).append(f"{name}={values}")
             else:
