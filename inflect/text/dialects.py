@@ -304,8 +304,12 @@ class _Resolver:
         return TagReading(self.text, self.dialect, asked, (note,), known=False)
 
     def blame(self) -> None:
-        """Raise a :class:`TagError` naming the layer without which the tags fit cleanly."""
-        for i, choice in enumerate(self.unpacked.choices):
+        """Raise a :class:`TagError` naming the layer without which the tags fit cleanly (the
+        subject's layer, ``NOM(...)``, tried last)."""
+        choices = list(enumerate(self.unpacked.choices))
+        # the subject's layer (NOM) last: an object's layer is the one a bundle lacks
+        choices.sort(key=lambda c: c[1].label.startswith("NOM("))
+        for i, choice in choices:
             if not choice.layer:
                 continue
             rest = self.candidates(skip=i)
