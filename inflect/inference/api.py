@@ -21,7 +21,7 @@ from inflect import defaults
 from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.predictor import Predictor, load_predictor
 
-__all__ = ["Inflection", "clear_cache", "inflect"]
+__all__ = ["Inflection", "clear_cache", "first_form", "inflect", "predictor_for"]
 
 _LOCK = threading.Lock()
 #: loaded models: (language, models, setting, models_dir, device) -> the base predictor
@@ -71,29 +71,7 @@ def _lexicons(files: tuple[str, ...], language: str, no_lexicon: bool) -> Any:
     return _LEXICONS[key]
 
 
-def _predictor(lang: str, model: tuple[str, ...], options: dict[str, Any]) -> Predictor:
-    """The predictor for one choice of model, lexicons and options, made once (under the lock)."""
-    place = (lang, model, options.pop("setting"), options.pop("models_dir"), options.pop("device"))
-    files, no_lexicon = options.pop("lexicon"), options.pop("no_lexicon")
-    key = (place, files, no_lexicon, tuple(sorted(options.items())))
-    with _LOCK:
-        made = _MADE.get(key)
-        if made is not None:
-            return made
-        base = _LOADED.get(place)
-        if base is None:
-            base = _LOADED[place] = load_predictor(
-                list(model) or None, lang, models_dir=place[3], device=place[4], setting=place[2]
-            )
-        made = Predictor(base.loaded, lexicons=_lexicons(files, lang, no_lexicon), **options)
-        made.model_name = base.model_name
-        _MADE[key] = made
-        return made
-
-
-def inflect(
-    lemma: str,
-    tags: str,
+def predictor_for(
     lang: str | None = None,
     *,
     model: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
@@ -107,9 +85,46 @@ def inflect(
     tag_format: str = "auto",
     models_dir: str | os.PathLike[str] | None = None,
     device: str = "cpu",
-) -> Inflection:
+    threads: int | None = None,
+) -> Predictor:
+    """The predictor :func:`inflect` asks (arguments as there), made once per choice of model,
+    lexicons and options and kept; the model itself is loaded once per language, model,
+    setting, models folder and device, and shared by the predictors made of it. The first load
+    sets torch's CPU threads as ``inflect predict`` does (``threads``, else
+    ``$INFLECT_THREADS``, else the idle cores: :func:`inflect.nn.threads.set_threads`).
+
+    Raises:
+        as :func:`inflect`.
+    """
+    from inflect.nn.threads import set_threads
+
+    models = (model,) if isinstance(model, str | os.PathLike) else tuple(model or ())
+    place = (lang or "", tuple(str(m) for m in models), setting,
+             None if models_dir is None else str(models_dir), device)
+    files = tuple(str(f) for f in lexicon)
+    options = {"beam_size": beam, "max_forms": max_forms, "support": support, "strict": strict,
+               "tag_format": tag_format}
+    key = (place, files, no_lexicon, tuple(sorted(options.items())))
+    with _LOCK:
+        made = _MADE.get(key)
+        if made is not None:
+            return made
+        base = _LOADED.get(place)
+        if base is None:
+            if not _LOADED:
+                set_threads(threads)
+            base = _LOADED[place] = load_predictor(
+                list(place[1]) or None, lang, models_dir=place[3], device=device, setting=setting
+            )
+        made = Predictor(base.loaded, lexicons=_lexicons(files, lang or "", no_lexicon), **options)
+        made.model_name = base.model_name
+        _MADE[key] = made
+        return made
+
+
+def inflect(lemma: str, tags: str, lang: str | None = None, **options: Any) -> Inflection:
     """The forms of ``lemma`` for ``tags`` in ``lang``: ``inflect predict LEMMA TAGS --lang LANG``
-    as one call.
+    as one call (``inflect("Haus", "N;DAT;PL", lang="german").best == "Häusern"``).
 
     Args:
         lemma: the lemma (surrounding whitespace removed).
@@ -117,16 +132,13 @@ def inflect(
             ``"NOUN|Case=Dat|Number=Plur"``).
         lang: any name or code of the language (``"german"``, ``"de"``, ``"deu"``); optional
             with a ``model`` of one language.
-        model: a checkpoint, a folder of members, or several (an ensemble); default: the shipped
-            model of ``lang`` (of ``setting``, where given).
-        setting: the shipped model of this setting (``"high"``, ``"medium"``, ``"low"``).
-        lexicon: the user's lexicon files, consulted first (then the field dictionaries, UniMorph
-            and the shipped lexicon, as ``inflect predict``).
-        no_lexicon: the model alone.
-        beam, max_forms, support, strict, tag_format: as ``inflect predict``'s ``--beam``,
-            ``--max-forms``, ``--support``, ``--strict``, ``--tag-format``.
-        models_dir: a folder replacing the shipped models.
-        device: the torch device (``"cpu"``, ``"cuda"``, ``"auto"``).
+        **options: ``model`` (a checkpoint, a folder of members, or several: an ensemble;
+            default the shipped model of ``lang``), ``setting`` (the shipped model of ``"high"``,
+            ``"medium"`` or ``"low"``), ``lexicon`` (the user's lexicon files, consulted first;
+            then the field dictionaries, UniMorph and the shipped lexicon, as ``inflect
+            predict``), ``no_lexicon`` (the model alone), ``beam``, ``max_forms``, ``support``,
+            ``strict``, ``tag_format``, ``models_dir``, ``device``, ``threads``: as ``inflect
+            predict``'s options of those names (:func:`predictor_for`).
 
     Returns:
         An :class:`Inflection`: ``.best`` (the first form, a str), ``.forms`` (each with its
@@ -138,18 +150,31 @@ def inflect(
         UnknownLanguageError, NoDefaultModelError, CheckpointError, LexiconError: as
             ``inflect predict``.
         ValueError: neither ``lang`` nor ``model``; a bad option.
+        TypeError: an unknown option.
     """
     from inflect.inference.queries import make_query
 
-    models = (model,) if isinstance(model, str | os.PathLike) else tuple(model or ())
-    predictor = _predictor(lang or "", tuple(str(m) for m in models), {
-        "setting": setting, "models_dir": None if models_dir is None else str(models_dir),
-        "device": device, "lexicon": tuple(str(f) for f in lexicon), "no_lexicon": no_lexicon,
-        "beam_size": beam, "max_forms": max_forms, "support": support, "strict": strict,
-        "tag_format": tag_format,
-    })
+    predictor = predictor_for(lang, **options)
     record = predictor.run([predictor.prepare(make_query(lemma, tags, lang))])[0]
     return Inflection(record, record.best.form if record.best is not None else None)
+
+
+def first_form(predictor: Predictor, lemma: str, tags: str, lang: str | None = None) -> str | None:
+    """The first form of ``inflect predict``'s answer without searching where it need not: a
+    lexicon's attested form where one holds the input (the answer's first form then), else the
+    model's most probable form (a search).
+
+    Raises:
+        InputError: as :func:`inflect`.
+    """
+    from inflect.inference.queries import make_query
+
+    prepared = predictor.prepare(make_query(lemma, tags, lang))
+    attested = predictor.attested(prepared)
+    if attested:
+        return attested[0].form
+    best = predictor.run([prepared])[0].best
+    return None if best is None else best.form
 
 
 def clear_cache() -> None:
