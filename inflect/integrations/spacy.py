@@ -141,8 +141,21 @@ def _inflections(token: Token, features: str | Mapping[str, str | None] = "") ->
                                      whole=True)
 
 
-Token.set_extension("inflect", method=_inflect, force=True)
-Token.set_extension("inflections", method=_inflections, force=True)
+def _register() -> None:
+    """Set the token extensions. LemmInflect (the English field dictionary) sets its own
+    ``token._.inflect`` when it is imported where spaCy is installed, and its import fails when
+    the extension exists: it is imported first (where installed), and its extension replaced by
+    this one (its inflections stay reachable as ``lemminflect.getInflection``)."""
+    import importlib.util
+
+    if importlib.util.find_spec("lemminflect") is not None:
+        import lemminflect  # noqa: F401
+
+    Token.set_extension("inflect", method=_inflect, force=True)
+    Token.set_extension("inflections", method=_inflections, force=True)
+
+
+_register()
 
 
 @Language.factory(
