@@ -246,3 +246,25 @@ def test_data_check_finds_the_tags_that_cannot_be_read():
     # without a language, only whether the tags can be read at all
     errors, warnings = tag_problems(parsed.examples, None)
     assert [e.line for e in errors] == [2] and not warnings
+
+
+def test_inflect_data_check_reads_every_dialect(tmp_path):
+    """``inflect data check`` (the language from the file's name, or --lang): a UniMorph 4 file
+    in the 2023 layout passes; a UD value that does not exist and a layer with no cell are
+    problems with their lines (exit status 1)."""
+    from click.testing import CliRunner
+
+    from inflect.cli import main
+
+    good = tmp_path / "german-2023.tsv"
+    good.write_text("Haus\tN;DAT(PL)\tHäusern\ngehen\tV;IND;PRS;NOM(3,SG)\tgeht\n"
+                    "Haus\tNOUN|Case=Gen|Number=Sing\tHauses\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["data", "check", str(good)])
+    assert result.exit_code == 0, result.output
+    bad = tmp_path / "words.tsv"
+    bad.write_text("Haus\tN;DAT(PL)\tHäusern\nHaus\tNOUN|Case=Foo\tHaus\n"
+                   "sehen\tV;IND;PRS;NOM(3,SG);ACC(1,SG)\tsieht\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["data", "check", str(bad), "--lang", "de"])
+    assert result.exit_code == 1
+    assert f"{bad}:2: UD value 'Case=Foo' does not exist" in result.output
+    assert f"{bad}:3: the layer ACC(1,SG) has no cell in German's 2018 data" in result.output
