@@ -203,3 +203,29 @@ def test_the_readmes_python_examples_run():
         runner.run(test, clear_globs=False)
         namespace.update(test.globs)  # the next block goes on from this one (DocTest copies)
         assert runner.failures == 0, f"README.md:{start + 1}: a pycon example fails"
+
+
+def test_the_agreement_recipe_counts_the_pairs_shared_with_2018(conll2018, tmp_path):
+    """recipes/unimorph4/agreement.py on a 2023-layout folder made of german-dev's first 200
+    lines written as UniMorph 4 (no SIGMORPHON 2023 files here): every pair is shared with the
+    2018 files and agrees; a cell written wrong (the verb's agreement as ACC) is listed."""
+    import importlib.util
+
+    recipe = HERE.parent / "recipes" / "unimorph4" / "agreement.py"
+    spec = importlib.util.spec_from_file_location("agreement_recipe", recipe)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    lines = (conll2018 / "german-dev").read_text(encoding="utf-8").splitlines()[:200]
+    rows = [(lemma, unimorph4_german(tags), form)
+            for lemma, form, tags in (line.split("\t") for line in lines)]
+    (tmp_path / "deu.trn").write_text("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows),
+                                      encoding="utf-8")
+    wrong = next(r for r in rows if r[1] == "V;IND;PRS;NOM(3,SG)")
+    (tmp_path / "deu.dev").write_text(f"{wrong[0]}\tV;IND;PRS;3;PL\t{wrong[2]}\n",
+                                      encoding="utf-8")
+    row = module.agreement("deu", tmp_path, conll2018)
+    assert (row["language"], row["pairs"], row["agree"]) == ("german", 201, 200)
+    assert row["untrusted"] == ["V;IND;PRS;3;PL"]
+    out = tmp_path / "agreement.md"
+    module.main(["--data-2023", str(tmp_path), "--data-2018", str(conll2018), "--out", str(out)])
+    assert "| german (deu) | 201 | 200 | 99.5% | `V;IND;PRS;3;PL` |" in out.read_text()
