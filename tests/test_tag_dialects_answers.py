@@ -28,7 +28,8 @@ EXAMPLES = [
     ("english", "take", "VERB|Mood=Ind|Tense=Past|VerbForm=Fin", "V;PST", "took"),
     ("english", "child", "NOUN|Number=Plur", "N;PL", "children"),
     ("english", "go", "V;PST", "V;PST", "went"),
-    ("russian", "книга", "NOUN|Animacy=Inan|Case=Gen|Gender=Fem|Number=Plur", "N;GEN;PL", "книг"),
+    ("russian", "книга", "NOUN|Animacy=Inan|Case=Gen|Gender=Fem|Number=Plur", "N;GEN;PL",
+     "книг"),
     ("spanish", "hablar", "VERB|Mood=Sub|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin",
      "V;SBJV;PRS;1;PL", "hablemos"),
     ("french", "être", "V;V.PTCP;PST", "V.PTCP;PST", "été"),
@@ -137,7 +138,8 @@ def test_a_ud_sample_is_inflected_to_its_forms():
     right = total = 0
     for language, tokens in ud_sample().items():
         predictor = predictor_for(language)
-        records = predictor.predict_many([make_query(lemma, tags, language) for _, lemma, tags in tokens])
+        queries = [make_query(lemma, tags, language) for _, lemma, tags in tokens]
+        records = predictor.predict_many(queries)
         good = sum(r.best is not None and r.best.form.casefold() == form.casefold()
                    for (form, _, _), r in zip(tokens, records, strict=True))
         assert good >= 0.75 * len(tokens), (language, good, len(tokens))

@@ -80,8 +80,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
     counts as the empty prediction. Gold tags in UniMorph 4 or UD (--tag-format) are read as the
     language's 2018 bundles when the model predicts here; --pred files are matched to --gold
-    by the tags as written (inflect predict --format 2018 writes them so). Examples: inflect evaluate --model runs/de --lang german
-    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
+    by the tags as written (inflect predict --format 2018 writes them so). Examples: inflect
+    evaluate --model runs/de --lang german --split dev --out results/de; inflect evaluate --pred
+    german.pred --gold german-dev.
     """
     set_threads(threads)
     import warnings

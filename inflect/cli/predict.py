@@ -125,7 +125,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting, lexicons=lexicons, strict=strict,
-                                   tag_format=tag_format, beam_size=beam, max_forms=max_forms, support=support)
+                                   tag_format=tag_format, beam_size=beam, max_forms=max_forms,
+                                   support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
         else:

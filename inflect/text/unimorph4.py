@@ -108,8 +108,8 @@ def _sorted_parts(parts: frozenset[str | Layer]) -> list[str]:
 
 
 def is_layer(feature: str) -> bool:
-    """True when ``feature`` is written as a layer: a name directly followed by ``(`` (``NOM(3,SG)``,
-    ``IN+ESS(SG)``; not the 2018 data's ``(non)NOM``)."""
+    """True when ``feature`` is written as a layer: a name directly followed by ``(``
+    (``NOM(3,SG)``, ``IN+ESS(SG)``; not the 2018 data's ``(non)NOM``)."""
     found = _NAME.match(feature.strip())
     return found is not None and feature.strip()[found.end() : found.end() + 1] == "("
 
