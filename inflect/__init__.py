@@ -8,7 +8,9 @@ The sub-packages follow the way a request travels (README, "Architecture"): :mod
 :mod:`inflect.corpora`, :mod:`inflect.sparse`, :mod:`inflect.nn`, :mod:`inflect.decoding`,
 :mod:`inflect.lexicon`, :mod:`inflect.inference`, :mod:`inflect.training`,
 :mod:`inflect.evaluation`, :mod:`inflect.render`, :mod:`inflect.cli`. The most used names are
-importable from here: ``inflect.Predictor``, ``inflect.evaluate_checkpoints``, ``inflect.train``.
+importable from here: ``inflect.Predictor``, ``inflect.evaluate_checkpoints``, ``inflect.train``,
+and the one-call ``inflect.inflect("Haus", "N;DAT;PL", lang="german").best`` (tags in any
+dialect: UniMorph, UniMorph 4, UD; :mod:`inflect.inference.api`).
 """
 
 from inflect import _moved
@@ -18,6 +20,7 @@ __version__ = "0.2.0"
 _moved.install()
 
 _EXPORTS = {
+    "inflect": "inflect.inference.api",
     "Predictor": "inflect.inference.predictor",
     "Translator": "inflect.inference.translator",
     "Paradigms": "inflect.inference.paradigm",

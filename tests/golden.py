@@ -2,7 +2,7 @@
 
 A case's digest has two parts. ``sha256`` covers everything but the probabilities' last digits:
 each record with its forms (text, source, attested) in their order, certificate, method, limits,
-warnings and the model named. ``checksums`` are two weighted sums of every probability (fixed
+warnings and the model named (and the bundle asked where it is not the tags as written). ``checksums`` are two weighted sums of every probability (fixed
 pseudo-random weights per position), compared within a tolerance: a probability is a float32
 result whose last bits depend on the CPU's kernels (AVX2 against AVX-512: up to 7e-6 apart on
 the same model and input), while a change of model, search or mapping moves them by far more.
@@ -73,6 +73,9 @@ def digest(data_dir: Path, case: dict, tmp: Path) -> dict:
     if result.exit_code != 0:
         raise RuntimeError(f"{args}: exit {result.exit_code}: {result.output[-2000:]}")
     records = [json.loads(line) for line in result.stdout.splitlines() if line]
+    for r in records:  # the bundle asked is the tags as written here: it adds nothing to a digest
+        if r.get("asked") == r.get("tags"):
+            del r["asked"]
     models = sorted({r.get("model") or "" for r in records})
     probabilities = [f.pop("probability") for r in records for f in r["forms"]]
     text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)

@@ -32,7 +32,7 @@ FLOORS = [
     {"inference", "training"},
     {"evaluation"},
     {"render"},
-    {"serve"},
+    {"serve", "integrations"},  # integrations: adapters to other libraries' pipelines (spaCy)
     {"cli"},
     {"__main__"},
 ]

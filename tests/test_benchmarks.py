@@ -28,6 +28,8 @@ TINY = {
     "bench_serve.py": (["--data-dir", "{data}", "--n", "8", "--requests", "4", "--clients", "2",
                         "--repeat", "1", "--threads", "1", "--no-lexicon", "--post-size", "4",
                         "--post-requests", "1"], "throughput"),
+    "bench_spacy.py": (["--data-dir", "{data}", "--n", "8", "--repeat", "1", "--threads", "1"],
+                       "same form"),
 }
 
 

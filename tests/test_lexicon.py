@@ -260,7 +260,7 @@ def test_predict_answers_the_attested_form_first_and_no_lexicon_the_model_alone(
     out = runner.invoke(main, args)
     assert out.exit_code == 0, out.output
     header, *rows = [line.split("\t") for line in out.output.splitlines()]
-    assert header[-1] == "source"
+    assert header[8:] == ["source", "asked"]
     assert rows[0][5:7] == ["1", got]
     # the shared-task data attest it (a field dictionary installed may attest it too, first)
     assert "shared-task data (english-train-high:" in rows[0][8]

@@ -413,7 +413,9 @@ def run(*args, env=None, input=None):
     return CliRunner().invoke(main, list(args), env={"COLUMNS": "200", **(env or {})}, input=input)
 
 
-TSV_HEADER = "lemma\ttags\tlanguage\tcertificate\tcount\trank\tform\tprobability\tsource"
+TSV_HEADER = (
+    "lemma\ttags\tlanguage\tcertificate\tcount\trank\tform\tprobability\tsource\tasked"
+)
 
 
 def parse_tsv(text):
@@ -425,8 +427,8 @@ def parse_tsv(text):
     records = []
     for line in lines:
         fields = line.split("\t")
-        assert len(fields) == 9, line
-        lemma, tags, language, cert, count, rank, form, prob, source = fields
+        assert len(fields) == 10, line
+        lemma, tags, language, cert, count, rank, form, prob, source, _asked = fields
         assert source == ("model" if rank else ""), line  # synthetic lemmas: never attested
         if rank in ("", "1"):
             records.append((lemma, tags, language, cert, count, {}))

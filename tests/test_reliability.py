@@ -9,6 +9,7 @@ and rows, the scores of a 2-line pair computed from the shared task's definition
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import tempfile
@@ -499,11 +500,17 @@ def test_prediction_tsv_layout():
         "form",
         "probability",
         "source",
+        "asked",
     )
     assert prediction_tsv(pred) == (
-        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t1\tHäusern\t0.75\tmodel\n"
-        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t2\tHausen\t0.25\tmodel"
+        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t1\tHäusern\t0.75\tmodel\tN;DAT;PL\n"
+        "Haus\tN;DAT;PL\tgerman\tfull_support\t2\t2\tHausen\t0.25\tmodel\tN;DAT;PL"
     )
+    # tags as written (UniMorph 4), and the bundle they were read as
+    read = dataclasses.replace(pred, tags="N;DAT(PL)", asked="N;DAT;PL")
+    assert prediction_tsv(read).split("\n")[0].split("\t") == [
+        "Haus", "N;DAT(PL)", "german", "full_support", "2", "1", "Häusern", "0.75", "model",
+        "N;DAT;PL"]
     capped = Prediction(
         "x",
         "V",
@@ -514,7 +521,7 @@ def test_prediction_tsv_layout():
         beam_certificate=Certificate.NONE,
         method="beam",
     )
-    assert prediction_tsv(capped) == "x\tV\tgerman\tmode_only\t>1\t1\ta\t0.5\tmodel"
+    assert prediction_tsv(capped) == "x\tV\tgerman\tmode_only\t>1\t1\ta\t0.5\tmodel\tV"
     none = Prediction(
         "x",
         "V",
@@ -525,7 +532,7 @@ def test_prediction_tsv_layout():
         beam_certificate=Certificate.NONE,
         method="beam",
     )
-    assert prediction_tsv(none) == "x\tV\tgerman\tnone\t0\t\t\t\t"
+    assert prediction_tsv(none) == "x\tV\tgerman\tnone\t0\t\t\t\t\tV"
 
 
 def test_predict_in_a_pipe_prints_the_header_first(ckpt):  # noqa: F811

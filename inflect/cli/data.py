@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from inflect import defaults
-from inflect.cli.options import data_dir_option, format_option
+from inflect.cli.options import data_dir_option, format_option, tag_format_option
 from inflect.cli.output import echo_tsv, output_format
 
 
@@ -139,17 +139,37 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
     help="auto: lemma-tags (2 fields); with 3, lemma-form-tags (2018) or lemma-tags-form "
     "(2023), from where the tag bundles are.",
 )
-def data_check(file: str, fmt: str) -> None:
+@click.option("--lang", "language", default=None,
+              help="The file's language (default: from its name where it names one): tags in "
+                   "UniMorph 4 or UD are checked against its 2018 bundles.")
+@tag_format_option
+def data_check(file: str, fmt: str, language: str | None, tag_format: str) -> None:
     """Validate FILE and report every problem with its line (exit status 1 if any), then every
     line to look at (warnings: a repeated input, exactly, with its features in another order or
-    with another form; a feature given twice; spaces around a field), naming the earlier line."""
-    from inflect.render.tsv import check_lines, read_summary
-    from inflect.text.reading import check_file, check_warnings
+    with another form; a feature given twice; spaces around a field), naming the earlier line.
 
+    Tags in any dialect are read (--tag-format): UniMorph (N;DAT;PL), UniMorph 4 (N;DAT(PL)),
+    UD (NOUN|Case=Dat|Number=Plur); tags that cannot be read (an unbalanced layer, a UD value
+    that does not exist, a layer with no cell in the language's 2018 data) are problems, UniMorph
+    4 or UD tags read as none of the language's 2018 bundles warnings."""
+    from inflect.corpora.bundles import tag_problems
+    from inflect.render.tsv import check_lines, read_summary
+    from inflect.text.reading import check_file, check_warnings, language_of_file
+
+    if language is None:
+        try:
+            language = language_of_file(file)
+        except ValueError:
+            language = None  # the tags are checked without a language's bundles
     parsed = check_file(file, fmt)  # type: ignore[arg-type]
+    try:
+        tag_errors, tag_warnings = tag_problems(parsed.examples, language, tag_format)
+    except LookupError as exc:
+        raise click.ClickException(str(exc)) from None
+    parsed.errors = sorted([*parsed.errors, *tag_errors], key=lambda e: e.line or 0)
     for line in check_lines(parsed.errors):
         click.echo(line)
-    found = check_warnings(parsed)
+    found = sorted([*check_warnings(parsed), *tag_warnings], key=lambda e: e.line or 0)
     for warning in found:
         click.echo(f"warning: {warning}")
     click.echo(read_summary(parsed.stats, len(parsed.errors), len(found)))

@@ -14,6 +14,7 @@ from inflect.cli.options import (
     device_option,
     format_option,
     setting_option,
+    tag_format_option,
     threads_option,
 )
 from inflect.cli.output import echo_tsv, output_format
@@ -67,17 +68,21 @@ from inflect.cli.resolve import (
                    "'dictionaries': the field dictionaries installed). Without it the model "
                    "alone is scored (INFLECT_LEXICON is not read here). A lexicon that attests "
                    "the gold forms of more than half a language's inputs is refused.")
+@tag_format_option
 @format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
                      out_prefix, baseline, threads, setting, input_format, lexicon_files,
-                     out_format):
+                     tag_format, out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
     Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
-    counts as the empty prediction. Examples: inflect evaluate --model runs/de --lang german
-    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
+    counts as the empty prediction. Gold tags in UniMorph 4 or UD (--tag-format) are read as the
+    language's 2018 bundles when the model predicts here; --pred files are matched to --gold
+    by the tags as written (inflect predict --format 2018 writes them so). Examples: inflect
+    evaluate --model runs/de --lang german --split dev --out results/de; inflect evaluate --pred
+    german.pred --gold german-dev.
     """
     set_threads(threads)
     import warnings
@@ -111,7 +116,8 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             warnings.simplefilter("ignore", UnknownSymbolWarning)
             result = evaluate_checkpoints(models, languages, split, gold_files,
                                           data_dir=data_dir, beam_size=beam, device=device,
-                                          fmt=input_format, lexicons=lexicons)
+                                          fmt=input_format, lexicons=lexicons,
+                                          tag_format=tag_format)
             frame = result.frame
             scored = _scored(result)
             # one model path a line (a path is never broken across lines); what was scored is

@@ -133,3 +133,12 @@ strict_option = click.option(
     help="Stop at the first input that cannot be answered (a line that cannot be read, an "
          "unknown UniMorph feature, ...). Default: each such line gets an error record in the "
          "output, the run goes on and the exit status is 1 at the end.")
+
+tag_format_option = click.option(
+    "--tag-format", type=click.Choice(["auto", "unimorph", "unimorph4", "ud"]), default="auto",
+    show_default=True,
+    help="The dialect of the tags: unimorph, the 2018 data's bundles (N;DAT;PL); unimorph4, "
+         "UniMorph 4's layered features (N;DAT(PL), V;IND;PRS;NOM(3,SG)); ud, Universal "
+         "Dependencies' UPOS|Name=Value|... (NOUN|Case=Dat|Number=Plur). auto: each bundle's, "
+         "a '=' meaning UD and a layer NAME(...) UniMorph 4. Foreign tags are read as the "
+         "language's 2018 bundle; the output keeps the tags as written beside the bundle asked.")

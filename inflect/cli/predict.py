@@ -15,6 +15,7 @@ from inflect.cli.options import (
     one_language,
     setting_option,
     strict_option,
+    tag_format_option,
     threads_option,
 )
 from inflect.cli.output import output_format, stream_records
@@ -69,13 +70,14 @@ from inflect.cli.resolve import (
               help="Ask the model alone: no attested forms (neither --lexicon's nor those of the "
                    "field dictionaries, UniMorph and the shipped lexicon, consulted by default).")
 @strict_option
+@tag_format_option
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
 def predict_command(lemma, tags, lang, models, input_path, input_format, beam, max_forms,
-                    support, out_format, lexicon_files, no_lexicon, strict, device, models_dir,
-                    threads, setting):
+                    support, out_format, lexicon_files, no_lexicon, strict, tag_format, device,
+                    models_dir, threads, setting):
     """Inflect LEMMA for the tag bundle TAGS: every form of nonzero probability, its probability
     and a certificate of exact search.
 
@@ -85,7 +87,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
     source, and the model's own forms follow; --no-lexicon asks the model alone. With --input
     (or a pipe), stderr says at the end how many inputs each lexicon answered.
 
-    Example: inflect predict --lang german Haus "N;DAT;PL". Many inputs: inflect predict --lang
+    Example: inflect predict --lang german Haus "N;DAT;PL"; the same in UniMorph 4, "N;DAT(PL)",
+    or in UD, "NOUN|Case=Dat|Number=Plur" (--tag-format). Many inputs: inflect predict --lang
     german --input german-covered-test (or - for standard input, read also when it is a pipe:
     cut -f1,3 german-dev | inflect predict --lang german); results stream out as they come.
     Whitespace around a lemma (an argument or a line's field) is removed, spaces inside it
@@ -122,7 +125,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting, lexicons=lexicons, strict=strict,
-                                   beam_size=beam, max_forms=max_forms, support=support)
+                                   tag_format=tag_format, beam_size=beam, max_forms=max_forms,
+                                   support=support)
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
         else:

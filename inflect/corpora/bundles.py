@@ -18,14 +18,15 @@ import difflib
 import functools
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from inflect.corpora.cells import load_cells
 from inflect.defaults import SETTINGS
 from inflect.text.languages import resolve
-from inflect.text.records import TagBundle, quoted, split_features
+from inflect.text.records import DataFormatError, Example, TagBundle, quoted, split_features
 
-__all__ = ["LanguageBundles", "language_bundles"]
+__all__ = ["LanguageBundles", "language_bundles", "tag_problems"]
 
 #: How many of the nearest bundles a suggestion lists.
 NEAREST = 3
@@ -50,8 +51,13 @@ class LanguageBundles:
         return tags.multiset in self._multisets
 
     @functools.cached_property
-    def _multisets(self) -> frozenset[tuple[str, ...]]:
-        return frozenset(b.multiset for b in self.bundles)
+    def _multisets(self) -> dict[tuple[str, ...], TagBundle]:
+        return {b.multiset: b for b in self.bundles}
+
+    def spelled(self, tags: TagBundle) -> TagBundle | None:
+        """The bundle of the data that ``tags`` is as a multiset, as the data write it (their
+        order of features), or None."""
+        return self._multisets.get(tags.multiset)
 
     def nearest(self, tags: TagBundle, n: int = NEAREST) -> list[str]:
         """The ``n`` known bundles with the fewest features to add or drop to reach them from
@@ -151,3 +157,46 @@ def language_bundles(language: str) -> LanguageBundles | None:
         return None
     bundles = tuple(sorted(seen.values(), key=lambda b: b.text))
     return LanguageBundles(language, bundles, frozenset(f for b in bundles for f in b.multiset))
+
+
+def tag_problems(
+    examples: Iterable[Example], language: str | None = None, fmt: str = "auto"
+) -> tuple[list[DataFormatError], list[DataFormatError]]:
+    """The lines whose tags cannot be read (errors) or are read as no bundle of ``language``'s
+    2018 data (warnings, for tags in UniMorph 4 or UD), by :func:`inflect.text.dialects.read_tags`
+    (each distinct text once). Without ``language`` (or one without 2018 data), only whether the
+    tags can be read at all (balanced layers, UD values that exist).
+
+    Returns:
+        ``(errors, warnings)``, each naming the file, the line and the tags.
+
+    Raises:
+        UnknownLanguageError: an unknown ``language``.
+    """
+    from inflect.text.dialects import DIALECT_NAMES, TagError, read_tags
+
+    name = resolve(language).name if language else ""
+    known = language_bundles(name) if name else None
+    errors: list[DataFormatError] = []
+    found: list[DataFormatError] = []
+    seen: dict[str, TagError | str | None] = {}
+    for example in examples:
+        text = example.tags.text
+        if text not in seen:
+            try:
+                reading = read_tags(text, fmt, known, name)
+                unread = reading.dialect != "unimorph" and not reading.known and known
+                seen[text] = (
+                    f"{DIALECT_NAMES[reading.dialect]} tags read as {reading.asked.text}, which "
+                    f"is not one of {resolve(name).display_name}'s 2018 bundles"
+                    if unread else None
+                )
+            except TagError as exc:
+                seen[text] = exc
+        problem = seen[text]
+        where = example.source or "<string>", example.line
+        if isinstance(problem, TagError):
+            errors.append(DataFormatError(*where, problem.what, text))
+        elif problem is not None:
+            found.append(DataFormatError(*where, problem, text))
+    return errors, found

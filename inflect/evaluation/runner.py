@@ -338,6 +338,7 @@ def evaluate_checkpoints(
     device: str = "cpu",
     fmt: Format = "auto",
     lexicons: Any = None,
+    tag_format: str = "auto",
 ) -> Evaluation:
     """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
 
@@ -351,6 +352,9 @@ def evaluate_checkpoints(
         device: torch device of the models (``"auto"``: CUDA when available).
         lexicons: lexicons the predictor consults (see :class:`inflect.inference.predictor.Predictor`);
             None: the model alone is scored.
+        tag_format: the dialect of the gold tags (``"auto"``, ``"unimorph"``, ``"unimorph4"``,
+            ``"ud"``): foreign tags are read as the language's 2018 bundle
+            (:mod:`inflect.text.dialects`), and scored as written.
 
     Returns:
         As :func:`evaluate_predictor`.
@@ -362,7 +366,7 @@ def evaluate_checkpoints(
 
     gold = load_gold(languages, split, gold_files, data_dir, fmt)
     predictor = Predictor.from_checkpoints(
-        models, device=device, beam_size=beam_size, lexicons=lexicons
+        models, device=device, beam_size=beam_size, lexicons=lexicons, tag_format=tag_format
     )
     return evaluate_predictor(predictor, gold)
 

@@ -174,11 +174,14 @@ class Prediction(Record):
 
     Attributes:
         lemma: the lemma as given.
-        tags: the tag bundle as written.
+        tags: the tags as written (any dialect: ``N;DAT;PL``, ``N;DAT(PL)``,
+            ``NOUN|Case=Dat|Number=Plur``).
         language: shared-task name of the language.
         source: the input's file, or None.
         model: the name of the shipped model that answered (``inflect models``; e.g.
             ``"finnish-high"``), or None for checkpoints given by path.
+        asked: the tag bundle the model and the lexicons were asked (the language's 2018
+            bundle the tags were read as, :mod:`inflect.text.dialects`); None: ``tags``.
         forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
             warnings, line: see :class:`Record`.
     """
@@ -188,11 +191,17 @@ class Prediction(Record):
     language: str
     source: str | None = None
     model: str | None = None
+    asked: str | None = None
 
     @property
     def inputs(self) -> tuple[str, str, str]:
         """``(lemma, tags, language)``: the input as rendered (TSV columns, titles)."""
         return self.lemma, self.tags, self.language
+
+    @property
+    def asked_tags(self) -> str:
+        """The tag bundle asked (``tags`` where they were read as written)."""
+        return self.asked or self.tags
 
     @property
     def where(self) -> str | None:
@@ -204,6 +213,7 @@ class Prediction(Record):
         return {
             "lemma": self.lemma,
             "tags": self.tags,
+            "asked": self.asked_tags,
             "language": self.language,
             **self._outcome_dict(),
             "source": self.source,

@@ -24,7 +24,6 @@ shipped default model of the language is used (:mod:`inflect.inference.registry`
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -88,6 +87,10 @@ class Predictor(Searcher):
             ``[FileLexicon(["mine.tsv"]), ShippedLexicon()]``, or one
             :class:`inflect.lexicon.Lexicons`; see :func:`inflect.lexicon.load_lexicons`);
             None or empty: the model alone.
+        tag_format: the dialect of the inputs' tags: ``"auto"`` (each bundle's, detected:
+            :func:`inflect.text.dialects.detect_dialect`), ``"unimorph"`` (the 2018 data's),
+            ``"unimorph4"`` (layered) or ``"ud"`` (``UPOS|Name=Value|...``); foreign tags are
+            read as the language's 2018 bundle, the record keeping both (``tags``, ``asked``).
         **options: as :class:`Searcher` (``beam_size``, ``max_forms``, ``support``,
             ``max_input_len``, ``chunk_size``, ``max_beam``).
 
@@ -101,9 +104,17 @@ class Predictor(Searcher):
         models: Sequence[LoadedModel],
         *,
         lexicons: Lexicons | Sequence[Lexicon] | None = None,
+        tag_format: str = "auto",
         **options: Any,
     ) -> None:
+        from inflect.text.dialects import TAG_FORMATS
+
+        if tag_format not in TAG_FORMATS:
+            raise ValueError(f"unknown tag format {tag_format!r}; choose one of "
+                             f"{', '.join(TAG_FORMATS)}")
         super().__init__(models, **options)
+        self.tag_format = tag_format
+        self._readings: dict[tuple[str, str], Any] = {}
         if lexicons is None:
             lexicons = ()
         self.lexicons: Lexicons = lexicons if isinstance(lexicons, Lexicons) else Lexicons(lexicons)
@@ -240,15 +251,15 @@ class Predictor(Searcher):
         symbols = codec.encode(query.lemma)
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
-        query, notes = self._checked_bundle(query, codec.spec.name)
-        unknown = sorted(f for f in query.tags.features if f not in self.features)
+        asked, notes = self._read_tags(query, codec.spec.name)
+        unknown = sorted(f for f in asked.features if f not in self.features)
         if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
             named = ", ".join(_with_hint(f, self.features) for f in unknown)
             raise InputError(
                 f"unknown UniMorph feature{plural} {named} in tag bundle "
-                f"{quoted(query.tags.text)}; the model knows {len(self.features)} features: {known}",
+                f"{quoted(asked.text)}; the model knows {len(self.features)} features: {known}",
                 None,
                 src,
                 line,
@@ -265,35 +276,59 @@ class Predictor(Searcher):
         notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
         spec = codec.spec
         return Prepared(
-            query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes,
-            tuple(unknown),
+            query, symbols, codec, asked.multiset, spec.name, spec.direction, notes,
+            tuple(unknown), None if asked is query.tags else asked,
         )
 
-    def _checked_bundle(self, query: Example, language: str) -> tuple[Example, list[str]]:
-        """For a shipped model (trained on the shared task's data), the query with its tag bundle
-        checked against the bundles of ``language``'s training data
-        (:mod:`inflect.corpora.bundles`): a lowercase bundle that reads as one known bundle
-        is read so (``n;dat;pl`` -> ``N;DAT;PL``, with a note); another bundle the data never
+    def _read_tags(self, query: Example, language: str) -> tuple[TagBundle, list[str]]:
+        """The tag bundle asked for ``query`` and the notes on it (cached per language and text).
+
+        Tags in UniMorph 4 or UD (:attr:`tag_format`) are read as the bundle of ``language``'s
+        2018 data (:func:`inflect.text.dialects.read_tags`), also for a model given by path
+        unless it knows every feature as written. For a shipped model (trained on the shared
+        task's data), a 2018 bundle is checked against the bundles of the language's training
+        data (:mod:`inflect.corpora.bundles`): a lowercase bundle, one with a redundant
+        part-of-speech feature (English ``V;V.PTCP;PST``, French ``V.PTCP;PST``) or a synonym
+        (``INS``/``INST``) reads as the one it spells, with a note; another bundle the data never
         use gets a note naming the nearest ones, or (``strict``) is refused.
 
         Raises:
-            InputError: (strict) a bundle the language's data never use.
+            InputError: tags that cannot be read (the message names the part at fault), or
+                (strict) a bundle the language's data never use.
         """
-        from inflect.corpora.bundles import language_bundles
+        key = (language, query.tags.text)
+        found = self._readings.get(key)
+        if found is None:
+            found = self._readings[key] = self._reading(query.tags, language)
+        if isinstance(found, Exception):
+            raise InputError(found.what, found.text, query.source, query.line)
+        asked, notes, unknown = found
+        if unknown is not None and self.strict:
+            raise InputError(unknown + " (--strict refuses it)", None, query.source, query.line)
+        notes = [*notes, unknown] if unknown is not None else list(notes)
+        same = asked == query.tags and asked.text == query.tags.text
+        return (query.tags if same else asked), notes
 
-        if self.model_name is None:  # a model given by path: its data may use other bundles
-            return query, []
+    def _reading(self, tags: TagBundle, language: str) -> Any:
+        """``(asked, notes, unknown)`` for :meth:`_read_tags` (``unknown``: the note on a bundle
+        the language's data never use, or None), or the
+        :class:`~inflect.text.dialects.TagError`."""
+        from inflect.corpora.bundles import language_bundles
+        from inflect.text.dialects import TagError, detect_dialect, read_tags
+
+        dialect = detect_dialect(tags.text) if self.tag_format == "auto" else self.tag_format
+        shipped = self.model_name is not None
+        if not shipped and (dialect == "unimorph" or tags.features <= self.features):
+            return tags, (), None  # a model given by path, trained on tags written this way
         known = language_bundles(language)
-        if known is None or known.knows(query.tags):
-            return query, []
-        fixed = known.case_fixed(query.tags)
-        if fixed is not None:
-            note = f"tag bundle {query.tags.text!r} read as {fixed.text}"
-            return dataclasses.replace(query, tags=fixed), [note]
-        note = known.unknown_bundle_note(query.tags)
-        if self.strict:
-            raise InputError(note + " (--strict refuses it)", None, query.source, query.line)
-        return query, [note]
+        try:
+            reading = read_tags(tags.text, dialect, known, language)
+        except TagError as exc:
+            return exc
+        unknown = None
+        if not reading.known and known is not None:
+            unknown = known.unknown_bundle_note(reading.asked)
+        return reading.asked, reading.notes, unknown
 
     def _unknown_features(self, unknown: Sequence[str]) -> list[str]:
         """One note per UniMorph feature unseen in training: the model reads it as the unknown
@@ -323,7 +358,7 @@ class Predictor(Searcher):
             return ()
         q = item.query
         found = self.lexicons.lookup(
-            item.language or "", item.codec.spec.normalize_input(q.lemma), q.tags
+            item.language or "", item.codec.spec.normalize_input(q.lemma), item.asked or q.tags
         )
         model = {f.form: f.probability for f in model_forms}
         return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found)
@@ -340,6 +375,7 @@ class Predictor(Searcher):
             item.language or "",
             q.source,
             self.model_name,
+            asked=(item.asked or q.tags).text,
             warnings=tuple(item.warnings),
             line=q.line,
             **fields,

@@ -80,6 +80,9 @@ class Prepared:
             in training (sorted; read as the unknown feature, noted in ``warnings``), as
             ``prepare`` found them; ``()``: the model knows every one, so batching maps them to
             ids without a second test; None: not checked (batching tests each feature).
+        asked: the tag bundle the model and the lexicons are asked, where the query's tags (as
+            written) were read as another (UniMorph 4, UD, :mod:`inflect.text.dialects`); None:
+            the query's own.
     """
 
     query: Any
@@ -90,6 +93,7 @@ class Prepared:
     direction: str = "ltr"
     warnings: list[str] = field(default_factory=list)
     unknown_features: tuple[str, ...] | None = None
+    asked: TagBundle | None = None
 
 
 def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -> Example:

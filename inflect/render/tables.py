@@ -246,6 +246,8 @@ def prediction_table(pred: Record) -> Group:
         parts.append(Text(GUESSES, style="bold yellow"))
     if getattr(pred, "model", None):
         parts.append(Text(f"model: {pred.model} (inflect models)", style="dim"))
+    if getattr(pred, "asked", None) and pred.asked != pred.tags:
+        parts.append(Text(f"asked: {pred.asked} (the tags as written: {pred.tags})", style="dim"))
     parts.extend(Text(f"warning: {w}", style="dim yellow") for w in pred.warnings)
     return Group(*parts)
 

@@ -170,6 +170,7 @@ PREDICTION_TSV_COLUMNS = (
     "form",
     "probability",
     "source",
+    "asked",
 )
 
 
@@ -189,7 +190,8 @@ TRANSLATION_TSV_COLUMNS = (
 def prediction_tsv(pred: Record) -> str:
     """One prediction as TSV lines (no final newline), one per form listed, in the fixed
     layout :data:`PREDICTION_TSV_COLUMNS`: ``lemma, tags, language, certificate, count, rank,
-    form, probability, source``; a translation (:class:`inflect.inference.translator.Translation`) has
+    form, probability, source, asked`` (``tags`` as written, ``asked`` the bundle they were read
+    as: :mod:`inflect.text.dialects`); a translation (:class:`inflect.inference.translator.Translation`) has
     ``source, "", pair`` in the first three columns and no ``source`` column
     (:data:`TRANSLATION_TSV_COLUMNS`).
 
@@ -203,13 +205,14 @@ def prediction_tsv(pred: Record) -> str:
     round-trip ``repr``. Where the model finished no form, one line has ``rank``, ``form``,
     ``probability`` (and ``source``) empty. An :class:`~inflect.inference.outcomes.ErrorRecord` (an input
     that got no answer; its message goes to standard error) has one line with the input's
-    fields as far as they were read, certificate ``error``, count ``0`` and the rest empty.
+    fields as far as they were read, certificate ``error``, count ``0`` and the rest empty
+    (``asked`` too).
 
     Raises:
         ValueError: a field holds a control character (see :func:`tsv_line`).
     """
     if is_error(pred):
-        return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None])
+        return tsv_line([*_printable(pred.inputs), "error", "0", None, None, None, None, None])
     from inflect.inference.outcomes import MODEL_SOURCE, Prediction
 
     with_source = isinstance(pred, Prediction)
@@ -221,6 +224,7 @@ def prediction_tsv(pred: Record) -> str:
         cells = [rank, f.form, f.probability] if f is not None else [None, None, None]
         if with_source:
             cells.append(None if f is None else (f.source or MODEL_SOURCE))
+            cells.append(pred.asked_tags)
         return tsv_line([*head, *cells])
 
     lines = [line(rank, f) for rank, f in enumerate(pred.forms, start=1)]

@@ -32,12 +32,14 @@ _TEXT = defaults.SERVE_MAX_TEXT_CHARS
 
 
 class InflectInput(BaseModel):
-    """One input: a lemma and a UniMorph tag bundle (and its language, where the request's
-    ``lang`` is not it)."""
+    """One input: a lemma and its tags (and its language, where the request's ``lang`` is not
+    it). The tags in any dialect, told apart by their look: UniMorph (``N;DAT;PL``), UniMorph 4
+    (``N;DAT(PL)``) or Universal Dependencies (``NOUN|Case=Dat|Number=Plur``)."""
 
     model_config = ConfigDict(extra="forbid")
     lemma: str = Field(min_length=1, max_length=_TEXT, examples=["Haus"])
-    tags: str = Field(min_length=1, max_length=_TEXT, examples=["N;DAT;PL"])
+    tags: str = Field(min_length=1, max_length=_TEXT,
+                      examples=["N;DAT;PL", "N;DAT(PL)", "NOUN|Case=Dat|Number=Plur"])
     lang: str | None = Field(None, max_length=100, description="Overrides the request's lang.")
 
 
@@ -77,7 +79,8 @@ class PredictionRecord(BaseModel):
     """One input's answer: the record ``inflect predict --format jsonl`` writes."""
 
     lemma: str
-    tags: str
+    tags: str = Field(description="The tags as written (UniMorph, UniMorph 4 or UD).")
+    asked: str = Field(description="The language's tag bundle the tags were read as.")
     language: str
     forms: list[FormRecord]
     certificate: Literal["full_support", "mode_only", "none"]

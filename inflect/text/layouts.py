@@ -60,9 +60,18 @@ def _looks_like_feature(text: str) -> bool:
     return lower <= sum(c.isupper() or c.isdigit() for c in text)
 
 
+# Universal Dependencies tags: an optional UPOS, then Name=Value pairs joined by | (or _).
+_UD_TAGS = re.compile(
+    r"(?:[A-Z]+\|)?(?:_|[A-Za-z0-9]+(?:\[[a-z0-9]+\])?=[A-Za-z0-9,]+"
+    r"(?:\|[A-Za-z0-9]+(?:\[[a-z0-9]+\])?=[A-Za-z0-9,]+)*)"
+)
+
+
 def bundle_score(text: str) -> int:
-    """How much ``text`` looks like a tag bundle: 2 for features joined by ``;``, 1 for one
-    feature, 0 otherwise (a word)."""
+    """How much ``text`` looks like a tag bundle: 2 for features joined by ``;`` (or UD tags,
+    ``NOUN|Case=Dat|Number=Plur``), 1 for one feature, 0 otherwise (a word)."""
+    if "=" in text and _UD_TAGS.fullmatch(text.strip()):
+        return 2
     parts = [p.strip(WHITESPACE) for p in split_features(text)]
     if not all(_looks_like_feature(p) for p in parts):
         return 0

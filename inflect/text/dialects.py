@@ -1,0 +1,336 @@
+"""Tag dialects: the tags a user writes, read as the bundle of a language's 2018 data.
+
+Three dialects are read (:data:`DIALECTS`):
+
+- ``"unimorph"``: the CoNLL–SIGMORPHON 2018 data's bundles (``N;DAT;PL``), what the shipped
+  models were trained on;
+- ``"unimorph4"``: UniMorph 4's layered features (``N;DAT(PL)``, ``V;IND;PRS;NOM(3,SG)``,
+  :mod:`inflect.text.unimorph4`), the SIGMORPHON 2022–2023 data's;
+- ``"ud"``: Universal Dependencies' ``UPOS|Name=Value|...`` (:mod:`inflect.text.ud`), what
+  spaCy, Stanza, UDPipe and the treebanks give.
+
+:func:`detect_dialect` tells them apart (a ``=`` means UD, a layer ``NAME(...)`` UniMorph 4);
+``fmt`` forces one. :func:`read_tags` reads the tags as one of a language's 2018 bundles (the
+:class:`KnownBundles` of :mod:`inflect.corpora.bundles`), keeping the text as written beside the
+bundle asked (:class:`TagReading`):
+
+1. foreign tags are unpacked into candidates (each layer's readings, each UD alternative);
+   each candidate is spelled the language's way (``tagsets/``: a feature the language never
+   uses read as its synonym that it does, ``INST``/``INS``; the language's rules);
+2. the first candidate that is one of the language's bundles, also up to a redundant
+   part-of-speech feature (English ``V;V.PTCP;PST``, French ``V.PTCP;PST``), is the answer;
+3. else the bundle that shares most features with a candidate and adds only unmarked values of
+   dimensions it leaves unsaid (``ACT``, ``POS``: Finnish ``V;ACT;PRS;POS;IND;3;SG``), dropping
+   features the language does not mark (Russian nouns' ``Gender``); but where the candidates
+   fit only once a layer is left out (an object agreement, a Spanish clitic), that layer has no
+   2018 cell: a :class:`TagError` naming it and the language's nearest bundles;
+4. tags that fit no bundle, or several equally, are read by the tables alone (the first
+   candidate, :attr:`TagReading.known` False: the caller notes it, as it notes a 2018 bundle the
+   language does not have; the lexicons may still know it: English nouns, whose 2018 data have
+   verbs only).
+
+The 2018 dialect is read as written, up to case (``n;dat;pl``), a redundant part-of-speech
+feature and a synonym; a bundle the language does not have stays as written (the caller notes
+it). This module imports only the standard library and :mod:`inflect.text`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from inflect.text.languages import resolve
+from inflect.text.records import TagBundle, quoted
+from inflect.text.tagsets import LanguageTable, language_table
+from inflect.text.ud import UdError, unpack_ud
+from inflect.text.unimorph import PART_OF_SPEECH, dimension_of
+from inflect.text.unimorph4 import LayerError, Unpacked, has_layers, unpack_unimorph4
+
+__all__ = [
+    "DIALECTS",
+    "DIALECT_NAMES",
+    "TAG_FORMATS",
+    "KnownBundles",
+    "TagError",
+    "TagReading",
+    "detect_dialect",
+    "read_tags",
+]
+
+Dialect = Literal["unimorph", "unimorph4", "ud"]
+DIALECTS: tuple[str, ...] = ("unimorph", "unimorph4", "ud")
+#: ``--tag-format``'s choices: ``"auto"`` detects the dialect of each bundle.
+TAG_FORMATS: tuple[str, ...] = ("auto", *DIALECTS)
+DIALECT_NAMES = {"unimorph": "UniMorph", "unimorph4": "UniMorph 4", "ud": "UD"}
+
+
+class TagError(ValueError):
+    """Tags that cannot be read as a bundle of the language: malformed, unknown, or with no 2018
+    cell (the message names the part at fault and the language's nearest bundles).
+
+    Attributes:
+        what: what is wrong, in words.
+        text: the tags as written.
+    """
+
+    def __init__(self, what: str, text: str) -> None:
+        self.what, self.text = what, text
+        super().__init__(f"{what} ({quoted(text)})")
+
+
+class KnownBundles(Protocol):
+    """A language's 2018 bundles (:class:`inflect.corpora.bundles.LanguageBundles`)."""
+
+    language: str
+    bundles: tuple[TagBundle, ...]
+    features: frozenset[str]
+
+    def knows(self, tags: TagBundle) -> bool: ...
+    def nearest(self, tags: TagBundle, n: int = ...) -> list[str]: ...
+    def case_fixed(self, tags: TagBundle) -> TagBundle | None: ...
+    def spelled(self, tags: TagBundle) -> TagBundle | None: ...
+
+
+@dataclass(frozen=True)
+class TagReading:
+    """Tags as written and the bundle asked.
+
+    Attributes:
+        written: the tags as the user wrote them.
+        dialect: ``"unimorph"``, ``"unimorph4"`` or ``"ud"``.
+        asked: the bundle the model is asked (the language's own spelling where it has it).
+        notes: how the tags were read, where not as written.
+        known: ``asked`` is one of the language's bundles (False: not checked, or not one).
+    """
+
+    written: str
+    dialect: str
+    asked: TagBundle
+    notes: tuple[str, ...] = ()
+    known: bool = True
+
+
+def detect_dialect(text: str) -> Dialect:
+    """``"ud"`` for text with a ``=`` (``NOUN|Case=Dat``), ``"unimorph4"`` for one with a layer
+    (``N;DAT(PL)``), else ``"unimorph"``."""
+    if "=" in text:
+        return "ud"
+    return "unimorph4" if has_layers(text) else "unimorph"
+
+
+def read_tags(
+    text: str, fmt: str = "auto", known: KnownBundles | None = None, language: str = ""
+) -> TagReading:
+    """The tags ``text`` read as a bundle of the language of ``known`` (see the module
+    docstring); without ``known`` (a language with no 2018 data), foreign tags are read by the
+    tables alone (each choice's first reading).
+
+    Args:
+        text: the tags as written.
+        fmt: ``"auto"`` (:func:`detect_dialect`) or one of :data:`DIALECTS`.
+        known: the language's 2018 bundles, or None.
+        language: the language's shared-task name, where ``known`` is None.
+
+    Raises:
+        TagError: malformed tags (unbalanced layers, a UD item without ``=``), an unknown UD
+            UPOS, feature or value (``Case=Foo``), a layer with no 2018 cell.
+        ValueError: an unknown ``fmt``.
+    """
+    if fmt not in TAG_FORMATS:
+        raise ValueError(f"unknown tag format {fmt!r}; choose one of {', '.join(TAG_FORMATS)}")
+    dialect = detect_dialect(text) if fmt == "auto" else fmt
+    language = known.language if known is not None else language
+    try:
+        if dialect == "unimorph":
+            return _unimorph(TagBundle.parse(text), known)
+        unpack = unpack_ud if dialect == "ud" else unpack_unimorph4
+        unpacked = unpack(text, language)
+    except (LayerError, UdError) as exc:
+        raise TagError(exc.what, text) from None
+    except ValueError as exc:  # TagBundle.parse
+        raise TagError(str(exc), text) from None
+    table = language_table(language)
+    if known is None:
+        asked = TagBundle(unpacked.candidates()[0])
+        return TagReading(text, dialect, asked, (_read_as(dialect, text, asked),), known=False)
+    return _Resolver(text, dialect, unpacked, known, table).reading()
+
+
+def _read_as(dialect: str, text: str, asked: TagBundle, why: str = "") -> str:
+    return f"{DIALECT_NAMES[dialect]} tags {quoted(text)} read as {asked.text}{why}"
+
+
+def _with_pos_variants(features: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``features``, then without a redundant ``V`` beside ``V.PTCP`` (or another ``V.``), or
+    with it added (English ``V;V.PTCP;PST``, French ``V.PTCP;PST``)."""
+    out = [features]
+    sub = [f for f in features if f.startswith("V.") and dimension_of(f) == PART_OF_SPEECH]
+    if sub and "V" in features:
+        out.append(tuple(f for f in features if f != "V"))
+    elif sub:
+        out.append(("V", *features))
+    return out
+
+
+def _spelled(features: Sequence[str], known: KnownBundles, table: LanguageTable) -> tuple[str, ...]:
+    """Each feature the language never uses read as its rename or synonym that it uses."""
+    out = []
+    for feature in features:
+        if feature not in known.features:
+            feature = table.renames.get(feature, feature)
+        if feature not in known.features:
+            for group in table.synonyms:
+                if feature in group:
+                    feature = next((s for s in group if s in known.features), feature)
+        out.append(feature)
+    return tuple(out)
+
+
+def _unimorph(bundle: TagBundle, known: KnownBundles | None) -> TagReading:
+    """A 2018-dialect bundle: as written, or up to case, a redundant part of speech or a
+    synonym."""
+    text = bundle.text
+    if known is None or known.knows(bundle):
+        return TagReading(text, "unimorph", bundle, known=known is not None)
+    fixed = known.case_fixed(bundle)
+    if fixed is None:
+        table = language_table(known.language)
+        for variant in _with_pos_variants(_spelled(bundle.multiset, known, table)):
+            fixed = known.spelled(TagBundle(variant))
+            if fixed is not None:
+                break
+    if fixed is None:
+        return TagReading(text, "unimorph", bundle, known=False)
+    return TagReading(text, "unimorph", fixed, (f"tag bundle {quoted(text)} read as {fixed.text}",))
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """A bundle of the language for a candidate: its key (more features shared first, then
+    fewer added), the features dropped and added."""
+
+    key: tuple[int, int]
+    bundle: TagBundle
+    dropped: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+class _Resolver:
+    """The choice of a language's bundle for unpacked foreign tags (the module docstring's
+    steps 2–4)."""
+
+    def __init__(
+        self, text: str, dialect: str, unpacked: Unpacked, known: KnownBundles, table: LanguageTable
+    ) -> None:
+        self.text, self.dialect, self.unpacked = text, dialect, unpacked
+        self.known, self.table = known, table
+        self.name = resolve(known.language).display_name
+
+    def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
+        """The candidates spelled the language's way, its first rule that applies applied."""
+        out = []
+        for candidate in self.unpacked.candidates(skip):
+            spelled = tuple(dict.fromkeys(_spelled(candidate, self.known, self.table)))
+            for rule in self.table.rules:
+                ruled = rule.apply(spelled)
+                if ruled is not None:
+                    spelled = ruled
+                    break
+            out.append(spelled)
+        return list(dict.fromkeys(out))
+
+    def exact(self, candidates: list[tuple[str, ...]]) -> TagBundle | None:
+        for candidate in candidates:
+            for variant in _with_pos_variants(candidate):
+                found = self.known.spelled(TagBundle(variant))
+                if found is not None:
+                    return found
+        return None
+
+    def fits(self, candidate: tuple[str, ...]) -> list[_Fit]:
+        """The bundles that fit ``candidate``, best first (see the module docstring, step 3)."""
+        asked = Counter(candidate)
+        said = {dimension_of(f) for f in asked}
+        pos = {f for f in asked if dimension_of(f) == PART_OF_SPEECH}
+        found = []
+        for bundle in self.known.bundles:
+            have = Counter(bundle.multiset)
+            added = have - asked
+            if any(f not in self.table.defaults or dimension_of(f) in said for f in added):
+                continue
+            if pos and not pos & set(have):
+                continue
+            shared = sum((have & asked).values())
+            if shared:
+                dropped = tuple((asked - have).elements())
+                found.append(
+                    _Fit((-shared, sum(added.values())), bundle, dropped, tuple(added.elements()))
+                )
+        return sorted(found, key=lambda f: f.key)
+
+    def best(self, candidates: list[tuple[str, ...]]) -> list[_Fit]:
+        """The best fits over all candidates: one, several tied (of the first candidate that
+        has the best key), or none."""
+        every = [(fit, i) for i, c in enumerate(candidates) for fit in self.fits(c)]
+        if not every:
+            return []
+        key = min(fit.key for fit, _ in every)
+        first = min(i for fit, i in every if fit.key == key)
+        return [fit for fit, i in every if fit.key == key and i == first]
+
+    def clean(self, fit: _Fit) -> bool:
+        """The fit drops only features the language never marks."""
+        return all(f not in self.known.features for f in fit.dropped)
+
+    def reading(self) -> TagReading:
+        candidates = self.candidates()
+        exact = self.exact(candidates)
+        if exact is not None:
+            return self.done(exact)
+        best = self.best(candidates)
+        if len(best) == 1 and self.clean(best[0]):
+            return self.done(best[0].bundle, best[0])
+        self.blame()
+        if len(best) == 1:
+            return self.done(best[0].bundle, best[0])
+        asked = TagBundle(candidates[0])
+        why = ""
+        if best:
+            tied = " or ".join(f.bundle.text for f in best)
+            why = f", which fits several of {self.name}'s 2018 bundles equally: {tied}"
+        note = _read_as(self.dialect, self.text, asked, why)
+        return TagReading(self.text, self.dialect, asked, (note,), known=False)
+
+    def blame(self) -> None:
+        """Raise a :class:`TagError` naming the layer without which the tags fit cleanly (the
+        subject's layer, ``NOM(...)``, tried last)."""
+        choices = list(enumerate(self.unpacked.choices))
+        # the subject's layer (NOM) last: an object's layer is the one a bundle lacks
+        choices.sort(key=lambda c: c[1].label.startswith("NOM("))
+        for i, choice in choices:
+            if not choice.layer:
+                continue
+            rest = self.candidates(skip=i)
+            found = self.exact(rest)
+            if found is None:
+                best = self.best(rest)
+                found = best[0].bundle if len(best) == 1 and self.clean(best[0]) else None
+            if found is not None:
+                nearest = " or ".join(dict.fromkeys([found.text, *self.known.nearest(found)]))
+                raise TagError(
+                    f"the layer {choice.label} has no cell in {self.name}'s 2018 "
+                    f"data (no bundle marks it); the nearest bundles: {nearest}",
+                    self.text,
+                )
+
+    def done(self, asked: TagBundle, fit: _Fit | None = None) -> TagReading:
+        why = ""
+        if fit is not None and fit.dropped:
+            why += f"; {', '.join(fit.dropped)} not marked in {self.name}'s 2018 bundles"
+        if fit is not None and fit.added:
+            why += f"; {', '.join(fit.added)} added (unmarked)"
+        return TagReading(
+            self.text, self.dialect, asked, (_read_as(self.dialect, self.text, asked, why),)
+        )

@@ -1,0 +1,186 @@
+"""The conversion tables of the tag dialects, as data: ``common.toml`` (what every language
+shares: spellings of one feature, unmarked values, the 2018 spelling of argument and possessor
+layers), ``ud.toml`` (Universal Dependencies features to UniMorph) and ``LANGUAGE.toml`` (a
+language's own rules, where its 2018 data differ from the common ones). Each file names its
+sources. This module reads them (stdlib :mod:`tomllib`) into the records below, once.
+
+Raises :class:`TableError` (naming the file and what is wrong) for a malformed table: the tables
+ship with the package, so that is a broken installation.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FOLDER",
+    "LanguageTable",
+    "Rule",
+    "TableError",
+    "UdTable",
+    "language_table",
+    "ud_table",
+]
+
+#: The folder of the tables.
+FOLDER = Path(__file__).resolve().parent
+
+
+class TableError(ValueError):
+    """A conversion table that cannot be read (``FILE: what``)."""
+
+
+def _load(name: str) -> dict[str, Any]:
+    path = FOLDER / name
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TableError(f"{path}: {exc}; the installation is broken, reinstall") from None
+
+
+def _features(text: str) -> tuple[str, ...]:
+    """``"PST;IPFV"`` -> ``("PST", "IPFV")``; ``""`` -> ``()``."""
+    return tuple(f.strip() for f in text.split(";") if f.strip())
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A language's rule: where a bundle has every feature of ``when`` and not all of any set of
+    ``unless``, it is read as ``read`` (when given), else with ``add`` added and ``drop``
+    dropped.
+
+    Example (English, whose data write the present tense other than the 3rd person singular as
+    the bare form): ``when = V;PRS``, ``unless = [3;SG, V.PTCP]``, ``read = V;NFIN``.
+    """
+
+    when: frozenset[str]
+    unless: tuple[frozenset[str], ...] = ()
+    read: tuple[str, ...] | None = None
+    add: tuple[str, ...] = ()
+    drop: frozenset[str] = frozenset()
+    why: str = ""
+
+    def apply(self, features: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The features after the rule, or None where it does not apply."""
+        have = set(features)
+        if not self.when <= have or any(u <= have for u in self.unless):
+            return None
+        if self.read is not None:
+            return self.read
+        kept = tuple(f for f in features if f not in self.drop)
+        return kept + tuple(f for f in self.add if f not in have)
+
+
+@dataclass(frozen=True)
+class LanguageTable:
+    """What converting foreign tags to one language's 2018 bundles uses.
+
+    Attributes:
+        language: the shared-task name (``""``: the common table alone).
+        synonyms: classes of spellings of one feature.
+        defaults: unmarked values a bundle of the language may add where the tags say nothing
+            of their dimension.
+        renames: a feature read as another in this language (Finnish ``ESS`` -> ``FRML``).
+        rules: the language's rules, applied in order (the first that applies).
+        roles: an argument layer's name -> its 2018 spellings in composite features.
+        letters: number, gender and clusivity -> their letter in composite features.
+    """
+
+    language: str
+    synonyms: tuple[tuple[str, ...], ...]
+    defaults: frozenset[str]
+    renames: dict[str, str]
+    rules: tuple[Rule, ...]
+    roles: dict[str, tuple[str, ...]]
+    letters: dict[str, str]
+
+
+def _rule(raw: dict[str, Any], path: str) -> Rule:
+    try:
+        return Rule(
+            when=frozenset(_features(raw["when"])),
+            unless=tuple(frozenset(_features(u)) for u in raw.get("unless", ())),
+            read=_features(raw["read"]) if "read" in raw else None,
+            add=_features(raw.get("add", "")),
+            drop=frozenset(_features(raw.get("drop", ""))),
+            why=raw.get("why", ""),
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise TableError(f"{path}: malformed rule {raw!r} ({exc})") from None
+
+
+@functools.cache
+def language_table(language: str = "") -> LanguageTable:
+    """The common table with ``language``'s own (``LANGUAGE.toml``, where there is one).
+
+    Raises:
+        TableError: a malformed table.
+    """
+    common = _load("common.toml")
+    own = _load(f"{language}.toml") if language and (FOLDER / f"{language}.toml").is_file() else {}
+    return LanguageTable(
+        language=language,
+        synonyms=tuple(tuple(c) for c in common["synonyms"]),
+        defaults=frozenset(common["defaults"]) | frozenset(own.get("defaults", ())),
+        renames=dict(own.get("renames", {})),
+        rules=tuple(_rule(r, f"{language}.toml") for r in own.get("rules", ())),
+        roles={k: tuple(v) for k, v in common["roles"].items()},
+        letters=dict(common["letters"]),
+    )
+
+
+#: A UD value's UniMorph reading: alternatives (each a tuple of features; ``()`` none), or None
+#: where no 2018 cell marks it.
+Reading = tuple[tuple[str, ...], ...] | None
+
+
+@dataclass(frozen=True)
+class UdTable:
+    """Universal Dependencies features -> UniMorph (``ud.toml``).
+
+    Attributes:
+        pos: UPOS -> its reading.
+        features: feature -> value -> its reading.
+        ignored: features that no 2018 bundle marks, of any value.
+        layers: a layered feature's layer (``psor``) -> the UniMorph 4 layer (``PSS``).
+    """
+
+    pos: dict[str, Reading]
+    features: dict[str, dict[str, Reading]]
+    ignored: frozenset[str]
+    layers: dict[str, str]
+
+
+def _reading(value: Any) -> Reading:
+    if value is False:
+        return None
+    if isinstance(value, str):
+        return (_features(value),)
+    return tuple(_features(v) for v in value)
+
+
+@functools.cache
+def ud_table() -> UdTable:
+    """The UD table (``ud.toml``), read once.
+
+    Raises:
+        TableError: a malformed table.
+    """
+    raw = _load("ud.toml")
+    try:
+        return UdTable(
+            pos={k: _reading(v) for k, v in raw["pos"].items()},
+            features={
+                name: {str(k): _reading(v) for k, v in values.items()}
+                for name, values in raw["features"].items()
+            },
+            ignored=frozenset(raw["ignored"]["features"]),
+            layers=dict(raw["layers"]),
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise TableError(f"{FOLDER / 'ud.toml'}: malformed ({exc})") from None

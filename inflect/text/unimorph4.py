@@ -1,0 +1,313 @@
+"""UniMorph 4 layered features: ``N;DAT(PL)``, ``V;IND;PRS;NOM(3,SG)``, ``N;IN+ESS(SG)``,
+possessors ``PSS(2,PL,FEM)``, read as a name and an order-free set of parts.
+
+UniMorph 4 (Batsuren et al., 2022, "UniMorph 4.0: Universal Morphology", LREC, §3.2) writes the
+features that belong to one argument of a word, or to one case of a noun, as a *layer*: the
+layer's name (a case: the argument's role, ``NOM``, ``ACC``, ``ERG``, ``ABS``, ``DAT``; or
+``PSS``, the possessor) and, in brackets, its parts (``3,SG``). The SIGMORPHON 2022 and 2023
+shared tasks' data use this layout (Kodner et al., 2022, §2; Goldman et al., 2023, "SIGMORPHON–
+UniMorph 2023 Shared Task 0", §2): ``DAT(PL)`` is a dative plural noun, ``NOM(3,SG)`` a verb that
+agrees with a 3rd-person singular subject. Parts are separated by ``,``; the 2023 files also
+write ``;`` inside a layer (``DAT(PL;LGSPEC2)``), read the same. A part may itself be a layer
+(``ACC(PL,PSS(1,SG))``). Parts are a set: ``PSS(PL,1) == PSS(1,PL)``.
+
+A bracket that is never closed or closed without being opened, an empty layer (``DAT()``) or an
+empty part (``NOM(3,,SG)``) is a :class:`LayerError` naming the text. A feature that only
+contains brackets without a name before them (the 2018 data's ``(non)NOM``) is not a layer.
+
+The conversion of a layered bundle to the 2018 data's features of a language is
+:func:`unpacked` (its candidates) and :mod:`inflect.text.dialects` (the choice among the
+language's bundles). This module imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from inflect.text.tagsets import language_table
+from inflect.text.unimorph import part_of_speech
+
+__all__ = [
+    "Choice",
+    "Layer",
+    "LayerError",
+    "Unpacked",
+    "has_layers",
+    "is_layer",
+    "layer_choices",
+    "parse_bundle",
+    "parse_feature",
+    "unpack_unimorph4",
+]
+
+#: The name of a layer: what stands before its opening bracket (``NOM``, ``IN+ESS``, ``PSS``).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/_:\-]*")
+#: A layer anywhere in a bundle's text: a name directly followed by ``(``.
+_LAYER_START = re.compile(r"(?:^|[;,(])\s*[A-Za-z0-9][A-Za-z0-9.+/_:\-]*\(")
+
+
+class LayerError(ValueError):
+    """A layered feature that cannot be read: unbalanced brackets, an empty layer or part.
+
+    The message reads ``what in 'TEXT'``.
+
+    Attributes:
+        text: the feature (or bundle) as written.
+        what: what is wrong, in words (with the character's position, counted from 1).
+    """
+
+    def __init__(self, text: str, what: str) -> None:
+        self.text, self.what = text, what
+        super().__init__(f"{what} in UniMorph 4 layered feature {text!r}")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layered feature: a name and an order-free set of parts.
+
+    Attributes:
+        name: the layer's name (``"NOM"``, ``"IN+ESS"``, ``"PSS"``).
+        parts: its parts, each a feature (``"3"``, ``"SG"``) or a nested :class:`Layer`; a set,
+            so ``PSS(PL,1) == PSS(1,PL)``.
+        text: the layer as written (not compared).
+    """
+
+    name: str
+    parts: frozenset[str | Layer]
+    text: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        """The layer in a canonical spelling: parts sorted (nested layers last), ``,`` between
+        them (``PSS(1,PL)``)."""
+        return f"{self.name}({','.join(_sorted_parts(self.parts))})"
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The plain parts (not nested layers), sorted."""
+        return tuple(sorted(p for p in self.parts if isinstance(p, str)))
+
+    @property
+    def layers(self) -> tuple[Layer, ...]:
+        """The nested layers, sorted by their canonical spelling."""
+        return tuple(sorted((p for p in self.parts if isinstance(p, Layer)), key=str))
+
+    def atoms(self) -> tuple[str, ...]:
+        """The name and every plain part, nested layers' included, depth first (``ACC(PL,
+        PSS(1,SG))`` -> ``("ACC", "PL", "PSS", "1", "SG")``)."""
+        out = [self.name, *self.features]
+        for nested in self.layers:
+            out.extend(nested.atoms())
+        return tuple(out)
+
+
+def _sorted_parts(parts: frozenset[str | Layer]) -> list[str]:
+    plain = sorted(p for p in parts if isinstance(p, str))
+    return plain + sorted(str(p) for p in parts if isinstance(p, Layer))
+
+
+def is_layer(feature: str) -> bool:
+    """True when ``feature`` is written as a layer: a name directly followed by ``(``
+    (``NOM(3,SG)``, ``IN+ESS(SG)``; not the 2018 data's ``(non)NOM``)."""
+    found = _NAME.match(feature.strip())
+    return found is not None and feature.strip()[found.end() : found.end() + 1] == "("
+
+
+def has_layers(text: str) -> bool:
+    """True when a tag bundle's text holds a layered feature anywhere (``N;DAT(PL)``)."""
+    return "(" in text and _LAYER_START.search(text) is not None
+
+
+def _check_balance(text: str) -> None:
+    """Raise :class:`LayerError` for a ``(`` never closed or a ``)`` never opened."""
+    opened: list[int] = []
+    for i, c in enumerate(text, 1):
+        if c == "(":
+            opened.append(i)
+        elif c == ")":
+            if not opened:
+                raise LayerError(text, f"')' at character {i} closes no bracket")
+            opened.pop()
+    if opened:
+        raise LayerError(text, f"'(' at character {opened[-1]} is never closed")
+
+
+def _split_top(text: str, separators: str) -> list[str]:
+    """``text`` split on the ``separators`` that are outside round brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c in separators and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def parse_feature(text: str) -> str | Layer:
+    """One feature of a bundle: a plain feature (returned stripped, as it is) or a
+    :class:`Layer`.
+
+    ``"DAT(PL)"`` -> ``Layer("DAT", {"PL"})``; ``"PSS(2,PL,FEM)"``; ``"DAT(PL;LGSPEC2)"``
+    (``;`` inside a layer separates parts, as ``,`` does); ``"ACC(PL,PSS(1,SG))"`` (a nested
+    layer); ``"N"`` -> ``"N"``; ``"(non)NOM"`` -> ``"(non)NOM"`` (no name before the bracket: not a
+    layer).
+
+    Raises:
+        LayerError: unbalanced brackets, an empty layer or part, or text after a layer's closing
+            bracket (``DAT(PL)X``); the message names the text.
+    """
+    stripped = text.strip()
+    if "(" not in stripped and ")" not in stripped:
+        return stripped
+    _check_balance(stripped)
+    if not is_layer(stripped):
+        return stripped
+    name = _NAME.match(stripped).group()  # type: ignore[union-attr]
+    inner_start = len(name) + 1
+    depth, end = 0, -1
+    for i in range(len(name), len(stripped)):
+        depth += {"(": 1, ")": -1}.get(stripped[i], 0)
+        if depth == 0:
+            end = i
+            break
+    if end != len(stripped) - 1:
+        raise LayerError(stripped, f"text after the layer's closing bracket (character {end + 2})")
+    inner = stripped[inner_start:end]
+    if not inner.strip():
+        raise LayerError(stripped, "empty layer")
+    parts: list[str | Layer] = []
+    for piece in _split_top(inner, ",;"):
+        if not piece.strip():
+            raise LayerError(stripped, "empty part")
+        parts.append(parse_feature(piece))
+    return Layer(name, frozenset(parts), stripped)
+
+
+def parse_bundle(text: str) -> tuple[str | Layer, ...]:
+    """A tag bundle's features, each plain or a :class:`Layer`, in the order written: ``;``
+    outside brackets separates features (``V;IND;PRS;NOM(3,SG)`` -> ``("V", "IND", "PRS",
+    Layer("NOM", {"3", "SG"}))``).
+
+    Raises:
+        LayerError: unbalanced brackets anywhere in the bundle, an empty feature, or as
+            :func:`parse_feature`.
+    """
+    _check_balance(text)
+    features = []
+    for piece in _split_top(text, ";"):
+        if not piece.strip():
+            raise LayerError(text, "empty feature")
+        features.append(parse_feature(piece))
+    return tuple(features)
+
+
+# ------------------------------------------------------------------ towards the 2018 features
+@dataclass(frozen=True)
+class Choice:
+    """Alternative readings of one part of foreign tags in the 2018 data's features, in order of
+    preference; the language's bundles choose.
+
+    Attributes:
+        label: the part as written (``"ACC(3,SG,MASC)"``, ``"VerbForm=Ger"``).
+        options: the alternatives, each a tuple of features (``()``: nothing).
+        layer: True for a layer (an argument or a possessor): where the tags have no 2018 cell
+            only because of it, the error names it.
+    """
+
+    label: str
+    options: tuple[tuple[str, ...], ...]
+    layer: bool = True
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """Foreign tags unpacked towards the 2018 data's features: the plain features and the
+    choices still open (see :func:`inflect.text.dialects.read_tags`)."""
+
+    features: tuple[str, ...]
+    choices: tuple[Choice, ...] = ()
+
+    def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
+        """Every combination of one option per choice (the ``skip``-th choice left out), the
+        preferred first, each after the plain features."""
+        options = [c.options for i, c in enumerate(self.choices) if i != skip]
+        return [
+            self.features + tuple(f for option in combo for f in option)
+            for combo in itertools.product(*options)
+        ]
+
+
+def _composite(prefix: str, parts: tuple[str, ...], letters: dict[str, str]) -> str:
+    """``PSS`` + person + the letters of number, gender, clusivity (``PSS(2,PL,MASC)`` ->
+    ``PSS2PM``), in the order the 2018 data write them."""
+    person = "".join(p for p in parts if p.isdigit())
+    lettered = "".join(letters[p] for p in parts if p in letters)
+    return f"{prefix}{person}{lettered}"
+
+
+def _possessor_options(parts: tuple[str, ...], letters: dict[str, str]) -> list[tuple[str, ...]]:
+    """The 2018 spellings of a possessor, the most specific first: ``PSS(2,SG,FEM)`` ->
+    ``PSS2SF``; ``PSS2S`` with ``FEM`` beside it (Hebrew); ``PSS2S``; ``PSS2``."""
+    person = tuple(p for p in parts if p.isdigit())
+    number = tuple(p for p in parts if p in ("SG", "PL", "DU"))
+    other = tuple(p for p in parts if p in letters and p not in number)
+    gender = tuple(p for p in other if p in ("MASC", "FEM", "NEUT"))
+    rest = tuple(p for p in other if p not in gender)
+    options = [
+        (_composite("PSS", person + number + gender + rest, letters),),
+        (_composite("PSS", person + number + rest, letters), *gender),
+        (_composite("PSS", person + number + rest, letters),),
+        (_composite("PSS", person + number, letters),),
+        (_composite("PSS", person, letters),),
+    ]
+    return list(dict.fromkeys(options))
+
+
+def layer_choices(layer: Layer, verbal: bool, language: str = "") -> list[Choice]:
+    """The readings of one layer in the 2018 data's features (a :class:`Choice`), and one
+    choice per nested layer.
+
+    A possessor (``PSS(1,SG)``) is one composite feature (``PSS1S``, see
+    :func:`_possessor_options`). A case layer (``DAT(PL)``, ``NOM(3,SG)``) is, in order: the case
+    with its parts (a noun's own case: ``DAT;PL``), or its parts alone (a verb's subject
+    agreement: ``3;SG``; first where ``verbal``), or the 2018 composite features of an argument
+    (Navajo ``ARGAC3S``; Basque ``ARGABS3;ARGABSSG``; Khaling ``ARG1;ARGSG``).
+    """
+    table = language_table(language)
+    parts = layer.features
+    label = layer.text or str(layer)
+    if layer.name == "PSS":
+        options = _possessor_options(parts, table.letters)
+    else:
+        kept, dropped = (layer.name, *parts), parts
+        options = [dropped, kept] if verbal else [kept, dropped]
+        for code in table.roles.get(layer.name, ()):
+            options.append((_composite(f"ARG{code}", parts, table.letters),))
+            options.append(tuple(f"ARG{code}{p}" for p in parts))
+        options.append(tuple(f"ARG{p}" for p in parts))
+    choices = [Choice(label, tuple(dict.fromkeys(options)))]
+    for nested in layer.layers:
+        choices += layer_choices(nested, verbal, language)
+    return choices
+
+
+def unpack_unimorph4(text: str, language: str = "") -> Unpacked:
+    """A UniMorph 4 bundle's plain features and a choice per layer (:func:`layer_choices`; a
+    layer of a bundle whose part of speech is ``V`` reads as the verb's agreement first).
+
+    Raises:
+        LayerError: as :func:`parse_bundle`.
+    """
+    features = parse_bundle(text)
+    plain = tuple(f for f in features if isinstance(f, str))
+    verbal = part_of_speech(plain) == "V"
+    choices: list[Choice] = []
+    for feature in features:
+        if isinstance(feature, Layer):
+            choices += layer_choices(feature, verbal, language)
+    return Unpacked(plain, tuple(choices))
