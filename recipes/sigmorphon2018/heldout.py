@@ -46,8 +46,9 @@ def read_pairs(path: str | os.PathLike[str]) -> list[Pair]:
                 continue
             fields = tuple(line.rstrip("\n").split("\t"))
             if len(fields) != 3:
-                raise ValueError(f"{path}:{number}: expected lemma<TAB>form<TAB>tags, got "
-                                 f"{line.rstrip()!r}")
+                raise ValueError(
+                    f"{path}:{number}: expected lemma<TAB>form<TAB>tags, got {line.rstrip()!r}"
+                )
             out.append(fields)
     return out
 
@@ -72,9 +73,13 @@ def dev_words(lang: str, data_dir: str | os.PathLike[str] | None = None) -> int:
     return len(read_pairs(split_file(lang, "dev", data_dir)))
 
 
-def heldout_slices(lang: str, data_dir: str | os.PathLike[str] | None = None,
-                   s_max: int = SELECTION_MAX, h_max: int = HELDOUT_MAX, seed: int = SEED,
-                   ) -> tuple[list[Pair], list[Pair]] | None:
+def heldout_slices(
+    lang: str,
+    data_dir: str | os.PathLike[str] | None = None,
+    s_max: int = SELECTION_MAX,
+    h_max: int = HELDOUT_MAX,
+    seed: int = SEED,
+) -> tuple[list[Pair], list[Pair]] | None:
     """S and H of ``lang``: the pairs of ``train-high`` whose (lemma, tags) are neither in
     ``train-medium`` nor in dev (the first of each such key, in file order), shuffled with
     ``random.Random(f"{seed}-{lang}")``, cut into S (a third of them, at most ``s_max``) and H
@@ -86,8 +91,11 @@ def heldout_slices(lang: str, data_dir: str | os.PathLike[str] | None = None,
     """
     if not has_high_setting(lang):
         return None
-    seen = {(p[0], p[2]) for split in ("train-medium", "dev")
-            for p in read_pairs(split_file(lang, split, data_dir))}
+    seen = {
+        (p[0], p[2])
+        for split in ("train-medium", "dev")
+        for p in read_pairs(split_file(lang, split, data_dir))
+    }
     pool, keys = [], set()
     for pair in read_pairs(split_file(lang, "train-high", data_dir)):
         key = (pair[0], pair[2])
@@ -96,11 +104,13 @@ def heldout_slices(lang: str, data_dir: str | os.PathLike[str] | None = None,
             pool.append(pair)
     random.Random(f"{seed}-{lang}").shuffle(pool)
     n_s = min(s_max, len(pool) // 3)
-    return pool[:n_s], pool[n_s:n_s + h_max]
+    return pool[:n_s], pool[n_s : n_s + h_max]
 
 
-def selection_slice(lang: str, data_dir: str | os.PathLike[str] | None = None,
-                    ) -> list[Pair] | None:
+def selection_slice(
+    lang: str,
+    data_dir: str | os.PathLike[str] | None = None,
+) -> list[Pair] | None:
     """S of a medium language whose dev set has fewer than :data:`SMALL_DEV` words and that has
     a high setting (seed :data:`SEED`, at most :data:`SELECTION_MAX` pairs); None for the
     others (a larger dev set, or no high setting: dev alone judges)."""
@@ -128,8 +138,9 @@ def pooled_accuracy(*parts: tuple[int, int]) -> float:
     return 100.0 * sum(r for r, _ in parts) / words
 
 
-def score_pairs(members: list[str | os.PathLike[str]], lang: str, pairs: list[Pair],
-                device: str = "cpu") -> tuple[int, int]:
+def score_pairs(
+    members: list[str | os.PathLike[str]], lang: str, pairs: list[Pair], device: str = "cpu"
+) -> tuple[int, int]:
     """(right, words) of the ensemble of ``members`` on ``pairs`` of ``lang``: beam 5 (widened
     where the support is not certified), the model alone
     (:func:`inflect.evaluation.runner.evaluate_checkpoints` on a gold file of the pairs)."""
@@ -140,7 +151,8 @@ def score_pairs(members: list[str | os.PathLike[str]], lang: str, pairs: list[Pa
     with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
         gold = Path(tmp) / f"{lang}-slice"
         gold.write_text("".join("\t".join(p) + "\n" for p in pairs), encoding="utf-8")
-        result = evaluate_checkpoints([str(m) for m in members], [lang], gold_files=[gold],
-                                      beam_size=5, device=device)
+        result = evaluate_checkpoints(
+            [str(m) for m in members], [lang], gold_files=[gold], beam_size=5, device=device
+        )
     row = result.frame[result.frame["language"] == lang].iloc[0]
     return right_of(float(row["accuracy"]), len(pairs)), len(pairs)
