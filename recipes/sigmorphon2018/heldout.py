@@ -114,10 +114,10 @@ def selection_slice(
     """S of a medium language whose dev set has fewer than :data:`SMALL_DEV` words and that has
     a high setting (seed :data:`SEED`, at most :data:`SELECTION_MAX` pairs); None for the
     others (a larger dev set, or no high setting: dev alone judges)."""
-    if dev_words(lang, data_dir) >= SMALL_DEV:
+    if not has_high_setting(lang) or dev_words(lang, data_dir) >= SMALL_DEV:
         return None
     slices = heldout_slices(lang, data_dir)
-    return None if slices is None or not slices[0] else slices[0]
+    return slices[0] if slices and slices[0] else None
 
 
 def right_of(accuracy: float, words: int) -> int:
