@@ -28,16 +28,28 @@ def _write_data(folder: Path) -> dict[str, list[tuple[str, str, str]]]:
     """german-train-high (30 lemmas x 2 tag bundles, one key written twice), -train-medium (its
     first 20 lines) and -dev (6 words: 3 keys of train-high, 3 new ones)."""
     folder.mkdir(parents=True, exist_ok=True)
-    high = [(f"wort{i}", f"wort{i}{suffix}", tags) for i in range(30)
-            for suffix, tags in (("", "N;NOM;SG"), ("e", "N;NOM;PL"))]
+    high = [
+        (f"wort{i}", f"wort{i}{suffix}", tags)
+        for i in range(30)
+        for suffix, tags in (("", "N;NOM;SG"), ("e", "N;NOM;PL"))
+    ]
     high.append(("wort29", "worte", "N;NOM;PL"))  # a second form of a key: its first counts
-    files = {"train-high": high, "train-medium": high[:20],
-             "dev": [("wort10", "wort10", "N;NOM;SG"), ("wort11", "wort11e", "N;NOM;PL"),
-                     ("wort12", "wort12", "N;NOM;SG"), ("haus1", "haus1e", "N;NOM;PL"),
-                     ("haus2", "haus2", "N;NOM;SG"), ("haus3", "haus3e", "N;NOM;PL")]}
+    files = {
+        "train-high": high,
+        "train-medium": high[:20],
+        "dev": [
+            ("wort10", "wort10", "N;NOM;SG"),
+            ("wort11", "wort11e", "N;NOM;PL"),
+            ("wort12", "wort12", "N;NOM;SG"),
+            ("haus1", "haus1e", "N;NOM;PL"),
+            ("haus2", "haus2", "N;NOM;SG"),
+            ("haus3", "haus3e", "N;NOM;PL"),
+        ],
+    }
     for split, pairs in files.items():
-        (folder / f"{LANG}-{split}").write_text("".join("\t".join(p) + "\n" for p in pairs),
-                                                 encoding="utf-8")
+        (folder / f"{LANG}-{split}").write_text(
+            "".join("\t".join(p) + "\n" for p in pairs), encoding="utf-8"
+        )
     return files
 
 
@@ -57,7 +69,11 @@ def test_the_selection_slice_is_seeded_unseen_and_cut_a_third(tmp_path):
     assert (len(s), len(h)) == (12, 25)
     assert _keys(s) | _keys(h) == unseen and not _keys(s) & _keys(h)
     assert len(_keys(s)) == len(s)  # one pair per key: the first form of wort29 N;NOM;PL
-    assert ("wort29", "wort29e", "N;NOM;PL") in s + h and ("wort29", "worte", "N;NOM;PL") not in s + h
+    assert ("wort29", "wort29e", "N;NOM;PL") in s + h and (
+        "wort29",
+        "worte",
+        "N;NOM;PL",
+    ) not in s + h
     # seeded: the same words every time, others with another seed; capped by s_max
     assert heldout.heldout_slices(LANG, data) == (s, h)
     assert heldout.heldout_slices(LANG, data, seed=2)[0] != s
@@ -97,18 +113,28 @@ def test_the_slices_of_the_study_on_the_2018_data(conll2018):
     unseen by train-medium and dev, the same twice; the languages without a high setting and
     those with 1,000 dev words have none."""
     heldout = _load_ship("heldout")
-    expected = {"breton": (327, 656), "maltese": (186, 374), "uzbek": (20, 40),
-                "west-frisian": (26, 52), "votic": (76, 154), "azeri": (500, 1000)}
+    expected = {
+        "breton": (327, 656),
+        "maltese": (186, 374),
+        "uzbek": (20, 40),
+        "west-frisian": (26, 52),
+        "votic": (76, 154),
+        "azeri": (500, 1000),
+    }
     for lang, sizes in expected.items():
         s, h = heldout.heldout_slices(lang, conll2018)
         assert (len(s), len(h)) == sizes, lang
         seen = set()
         for split in ("train-medium", "dev"):
-            seen |= _keys(line.rstrip("\n").split("\t") for line in
-                          (conll2018 / f"{lang}-{split}").read_text(encoding="utf-8").splitlines()
-                          if line.strip())
-        high = {tuple(line.split("\t")) for line in
-                (conll2018 / f"{lang}-train-high").read_text(encoding="utf-8").splitlines()}
+            seen |= _keys(
+                line.rstrip("\n").split("\t")
+                for line in (conll2018 / f"{lang}-{split}").read_text(encoding="utf-8").splitlines()
+                if line.strip()
+            )
+        high = {
+            tuple(line.split("\t"))
+            for line in (conll2018 / f"{lang}-train-high").read_text(encoding="utf-8").splitlines()
+        }
         assert not (_keys(s) | _keys(h)) & seen and not _keys(s) & _keys(h), lang
         assert set(s) <= high and set(h) <= high, lang
         assert heldout.selection_slice(lang, conll2018) == s, lang
@@ -129,15 +155,27 @@ def _fake_evaluator(data: Path, calls: list):
         pairs = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
         files = [Path(m) / "model.safetensors" if Path(m).is_dir() else Path(m) for m in models]
         (seed,) = {load_metadata(f)["model"]["config"]["seed"] for f in files}
-        dev = {(p[0], p[2]) for p in (line.split("\t") for line in (
-            data / f"{lang}-dev").read_text(encoding="utf-8").splitlines())}
+        dev = {
+            (p[0], p[2])
+            for p in (
+                line.split("\t")
+                for line in (data / f"{lang}-dev").read_text(encoding="utf-8").splitlines()
+            )
+        }
         right = sum(((p[0], p[2]) in dev) if seed == 1 else p[0] != "haus3" for p in pairs)
         calls.append((seed, "slice" if gold_files else split, len(pairs)))
         acc = 100.0 * right / len(pairs)
-        frame = pd.DataFrame({"language": [lang, MACRO], "n": [len(pairs)] * 2,
-                              "accuracy": [acc] * 2, "full_support": [1.0] * 2,
-                              "mode_only": [0.0] * 2, "single_string": [1.0] * 2,
-                              "mean_strings": [1.0] * 2})
+        frame = pd.DataFrame(
+            {
+                "language": [lang, MACRO],
+                "n": [len(pairs)] * 2,
+                "accuracy": [acc] * 2,
+                "full_support": [1.0] * 2,
+                "mode_only": [0.0] * 2,
+                "single_string": [1.0] * 2,
+                "mean_strings": [1.0] * 2,
+            }
+        )
         return argparse.Namespace(frame=frame)
 
     return evaluate
@@ -162,18 +200,37 @@ def test_dev_alone_picks_one_model_and_dev_with_the_slice_another(tmp_path, monk
     items = load_data(LANG, "medium", data)
     queue = tmp_path / "queue"
     QueueSpec("medium", (LANG,)).save(queue)
-    train(tiny_config(seed=1), items, queue / LANG, device="cpu", max_epochs=1,
-          precision="float32")  # A
-    train(tiny_config(seed=2), items, tmp_path / "multi", device="cpu", max_epochs=1,
-          precision="float32")  # B
+    train(
+        tiny_config(seed=1), items, queue / LANG, device="cpu", max_epochs=1, precision="float32"
+    )  # A
+    train(
+        tiny_config(seed=2),
+        items,
+        tmp_path / "multi",
+        device="cpu",
+        max_epochs=1,
+        precision="float32",
+    )  # B
     calls: list = []
-    monkeypatch.setattr(inflect.evaluation.runner, "evaluate_checkpoints",
-                        _fake_evaluator(data, calls))
+    monkeypatch.setattr(
+        inflect.evaluation.runner, "evaluate_checkpoints", _fake_evaluator(data, calls)
+    )
     monkeypatch.setattr(inflect.text.languages, "all_languages", lambda: [resolve(LANG)])
 
     def ship_to(out: str, *options: str) -> dict:
-        ship.main(["--data-dir", str(data), "--results", str(tmp_path / "results"),
-                   "--out-dir", str(tmp_path / out), "--device", "cpu", *options])
+        ship.main(
+            [
+                "--data-dir",
+                str(data),
+                "--results",
+                str(tmp_path / "results"),
+                "--out-dir",
+                str(tmp_path / out),
+                "--device",
+                "cpu",
+                *options,
+            ]
+        )
         return tomllib.loads((tmp_path / out / "registry.toml").read_text(encoding="utf-8"))
 
     new = ["--model", f"multilingual-medium={tmp_path / 'multi'}", "--queue", f"medium={queue}"]
@@ -193,10 +250,27 @@ def test_dev_alone_picks_one_model_and_dev_with_the_slice_another(tmp_path, monk
 
     # A shipped by dev alone, kept and competing: its slice score is taken from its shipped
     # file (stored in float16: new bytes, so scored once, then cached), and A leaves
-    again = ["--model", f"multilingual-medium={tmp_path / 'multi'}", "--keep", "german-medium",
-             "--kept-compete"]
-    ship.main(["--data-dir", str(data), "--results", str(tmp_path / "results"), "--out-dir",
-               str(tmp_path / "dev"), "--device", "cpu", "--dry-run", *again])
+    again = [
+        "--model",
+        f"multilingual-medium={tmp_path / 'multi'}",
+        "--keep",
+        "german-medium",
+        "--kept-compete",
+    ]
+    ship.main(
+        [
+            "--data-dir",
+            str(data),
+            "--results",
+            str(tmp_path / "results"),
+            "--out-dir",
+            str(tmp_path / "dev"),
+            "--device",
+            "cpu",
+            "--dry-run",
+            *again,
+        ]
+    )
     assert calls[4:] == [(1, "slice", 12)]
     kept = ship_to("dev", *again)
     assert len(calls) == 5  # cached: the same members, the same slice
