@@ -53,6 +53,7 @@ __all__ = [
     "NoDefaultModelError",
     "RegistryError",
     "ShippedModel",
+    "best_model",
     "default_model",
     "list_models",
     "models_dir",
@@ -321,11 +322,17 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
     return served
 
 
-def _best(candidates: list[ShippedModel]) -> ShippedModel:
-    """The default among the models serving one language (see the module docstring): per
-    setting, the best by pooled accuracy where every model of the setting has one, else by dev
-    accuracy; then the most accurate on the dev file of those. On a tie the first in registry
-    order; an unknown accuracy ranks last."""
+def best_model(candidates: list[ShippedModel]) -> ShippedModel:
+    """The default among models serving one language (see the module docstring): per setting,
+    the best by :attr:`~ShippedModel.selection_accuracy` where every model of the setting has
+    one, else by dev accuracy; then the most accurate on the dev file of those. On a tie the
+    first in ``candidates``' order (the registry's); an unknown accuracy ranks last.
+
+    Raises:
+        ValueError: no candidates.
+    """
+    if not candidates:
+        raise ValueError("best_model of no models")
 
     def dev(m: ShippedModel) -> float:
         return -1.0 if m.dev_accuracy is None else m.dev_accuracy
@@ -360,7 +367,7 @@ def list_models(
     served = _read(models_dir(models_dir_override))
     if every:
         return [m for lang in sorted(served) for m in served[lang]]
-    return [_best(served[lang]) for lang in sorted(served)]
+    return [best_model(served[lang]) for lang in sorted(served)]
 
 
 def default_model(
@@ -402,9 +409,9 @@ def default_model(
                 f"no shipped {setting}-setting model for {spec.name}; it has: "
                 f"{', '.join(have) or 'models without a setting'} (--setting {' or '.join(have)})"
             )
-        entry = _best(of_setting)
+        entry = best_model(of_setting)
     else:
-        entry = _best(candidates)
+        entry = best_model(candidates)
     if entry.missing:
         folder = models_dir(models_dir_override)
         advice = (
