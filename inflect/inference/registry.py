@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -146,17 +147,25 @@ def models_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return _PACKAGE_DIR
 
 
+def _failing(where: str, header: str) -> Callable[[str], RegistryError]:
+    """The error maker of one table: ``WHERE: [HEADER] what``."""
+    return lambda what: RegistryError(f"{where}: [{header}] {what}")
+
+
+def _known_keys(table: Any, keys: set[str], fail: Callable[[str], RegistryError]) -> None:
+    """Raise ``fail(...)`` unless ``table`` is a table whose keys are among ``keys``."""
+    if not isinstance(table, dict):
+        raise fail("must be a table")
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
+
+
 def _model_table(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
     """One ``[model.NAME]`` table, validated."""
 
-    def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [model.{name}] {what}")
-
-    if not isinstance(table, dict):
-        raise fail("must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    fail = _failing(where, f"model.{name}")
+    _known_keys(table, _KEYS, fail)
     members = table.get("members")
     if (
         not isinstance(members, list)
@@ -215,15 +224,8 @@ def _accuracy(value: Any, fail: Any, what: str = "dev_accuracy") -> float | None
 
 def _selection_table(table: Any, where: str) -> None:
     """The ``[selection]`` table, validated (nothing in it changes what is read)."""
-
-    def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [selection] {what}")
-
-    if not isinstance(table, dict):
-        raise fail("must be a table")
-    unknown = sorted(set(table) - {"criterion", "about"})
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: about, criterion")
+    fail = _failing(where, "selection")
+    _known_keys(table, {"criterion", "about"}, fail)
     if table.get("criterion") not in CRITERIA:
         raise fail(f"criterion must be one of {', '.join(CRITERIA)}, got "
                    f"{table.get('criterion')!r}")
@@ -235,15 +237,8 @@ def _heldout_table(lang: str, table: Any, served: dict[str, Any], where: str,
                    ) -> tuple[int, dict[str, float]]:
     """One ``[heldout.NAME]`` table, validated: the slice's words and model -> pooled accuracy
     (each a model of ``[language.NAME]``, ``served``)."""
-
-    def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [heldout.{lang}] {what}")
-
-    if not isinstance(table, dict):
-        raise fail("must be a table")
-    unknown = sorted(set(table) - {"words", "pooled"})
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: pooled, words")
+    fail = _failing(where, f"heldout.{lang}")
+    _known_keys(table, {"words", "pooled"}, fail)
     words = table.get("words")
     if isinstance(words, bool) or not isinstance(words, int) or words <= 0:
         raise fail(f"words must be a positive whole number, got {words!r}")

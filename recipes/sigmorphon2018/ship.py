@@ -125,13 +125,42 @@ from ship_selection import (
 from ship_storage import prepared, remove_unshipped, store_members
 
 
+def _selection_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the choice: which candidates, within which budget, by which score."""
+    parser.add_argument("--max-commits", type=int, default=None, metavar="N",
+                        help="leave out a candidate that would be a new copy of a run's weights "
+                             "held N times in git's history of --out-dir (the budget's rule: 2)")
+    parser.add_argument("--budget-mb", type=float, default=100.0,
+                        help="the shipped weights' total size; per-language models are added by "
+                             "dev gain per MB while it holds (default 100)")
+    parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
+                        help="per-language models of SETTING come first (after the baseline "
+                             "lifts) until its macro dev accuracy reaches ACC (repeatable)")
+    parser.add_argument("--select-on", choices=CRITERIA, default="dev+heldout",
+                        help="what chooses between the models of a language: 'dev+heldout' "
+                             "(default): for a medium language with fewer than "
+                             f"{SMALL_DEV} dev words and a high setting, the accuracy on dev and "
+                             "a selection slice of train-high that no medium model saw (at most "
+                             f"{SELECTION_MAX} words, seed {SEED}: heldout.py), counted together; "
+                             "elsewhere, and "
+                             "for the medium languages without a high setting (cornish, norman, "
+                             "old-irish, ...: 50 dev words), dev alone. 'dev': dev alone "
+                             "everywhere. The official baseline and --macro-target stay on dev; "
+                             "the registry records the criterion")
+    parser.add_argument("--margin", type=float, default=1.0,
+                        help="a --queue model whose greedy dev accuracy in training is more than "
+                             "this many points below a --keep model of its setting on its "
+                             "language is not scored (default 1)")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (``--macro-target`` read into ``args.targets``, ``--int4`` into
     ``args.int4_names``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", action="append", default=[], metavar="NAME=CKPT[,CKPT]")
     parser.add_argument("--keep", action="append", default=[], metavar="NAME",
-                        help="a model of --out-dir's registry, kept as shipped (not rescored)")
+                        help="a model of --out-dir's registry, kept as shipped (its dev scores "
+                             "not rescored)")
     parser.add_argument("--queue", action="append", default=[], metavar="SETTING=ROOT",
                         help="every finished language of an `inflect queue` folder, one model each")
     parser.add_argument("--int8", action="store_true",
@@ -167,33 +196,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "prepared and scored like the --queue ones")
     parser.add_argument("--kept-compete", action="store_true",
                         help="the --keep models of one language (members under per-language/) "
-                             "compete in the selection with their registry scores, as stored: "
+                             "compete in the selection with their registry dev scores (and, by "
+                             "--select-on dev+heldout, their selection-slice scores, from their "
+                             "shipped files), as stored: "
                              "a new model of their language may replace one, and one that gains "
                              "too little per byte may leave")
-    parser.add_argument("--max-commits", type=int, default=None, metavar="N",
-                        help="leave out a candidate that would be a new copy of a run's weights "
-                             "held N times in git's history of --out-dir (the budget's rule: 2)")
-    parser.add_argument("--budget-mb", type=float, default=100.0,
-                        help="the shipped weights' total size; per-language models are added by "
-                             "dev gain per MB while it holds (default 100)")
-    parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
-                        help="per-language models of SETTING come first (after the baseline "
-                             "lifts) until its macro dev accuracy reaches ACC (repeatable)")
-    parser.add_argument("--select-on", choices=CRITERIA, default="dev+heldout",
-                        help="what chooses between the models of a language: 'dev+heldout' "
-                             "(default): for a medium language with fewer than "
-                             f"{SMALL_DEV} dev words and a high setting, the accuracy on dev and "
-                             "a selection slice of train-high that no medium model saw (at most "
-                             f"{SELECTION_MAX} words, seed {SEED}: heldout.py), counted together; "
-                             "elsewhere, and "
-                             "for the medium languages without a high setting (cornish, norman, "
-                             "old-irish, ...: 50 dev words), dev alone. 'dev': dev alone "
-                             "everywhere. The official baseline and --macro-target stay on dev; "
-                             "the registry records the criterion")
-    parser.add_argument("--margin", type=float, default=1.0,
-                        help="a --queue model whose greedy dev accuracy in training is more than "
-                             "this many points below a --keep model of its setting on its "
-                             "language is not scored (default 1)")
+    _selection_options(parser)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out-dir", default="inflect/models")
     parser.add_argument("--results", default="runs/ship")

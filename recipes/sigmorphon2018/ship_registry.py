@@ -185,13 +185,8 @@ def registry_text(
     """Registry version 2 (see inflect.inference.registry); ``kept``: ``[model.NAME]`` tables written as
     they were; ``previous``: the ``[model.NAME]`` tables of the registry being replaced (for
     :func:`start_of`); ``selection``: the criterion the models were chosen by (``--select-on``,
-    a key of :data:`SELECTION_ABOUT`), written as the ``[selection]`` table, with a
-    ``[heldout.NAME]`` table for each language where a model's ``scores`` have a selection slice
-    (:func:`ship_selection.with_selection`: ``heldout_words`` above 0).
-
-    Raises:
-        ValueError: the models of one language scored on selection slices of different sizes.
-    """
+    a key of :data:`SELECTION_ABOUT`), written as the ``[selection]`` table, with the
+    :func:`heldout_tables` of ``scores``."""
     lines = [
         "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
         "# recipes/sigmorphon2018/ship.py. [model.NAME]: an ensemble of members; [language.NAME]:",
@@ -255,6 +250,17 @@ def registry_text(
     for lang in sorted(by_language):
         lines += ["", f"[language.{lang}]"]
         lines += [f"{json.dumps(m)} = {acc}" for m, acc in by_language[lang].items()]
+    return "\n".join(lines + heldout_tables(scores)) + "\n"
+
+
+def heldout_tables(scores: dict[str, Any]) -> list[str]:
+    """The registry's ``[heldout.NAME]`` tables (lines): for each language where a model's
+    ``scores`` have a selection slice (:func:`ship_selection.with_selection`: ``heldout_words``
+    above 0), the slice's words and each such model's pooled figure (``selection``).
+
+    Raises:
+        ValueError: the models of one language scored on selection slices of different sizes.
+    """
     pooled: dict[str, dict[str, float]] = {}
     words: dict[str, set[int]] = {}
     for name, frame in scores.items():
@@ -263,6 +269,7 @@ def registry_text(
         for row in frame[frame["heldout_words"] > 0].itertuples():
             pooled.setdefault(row.language, {})[name] = round(float(row.selection), 2)
             words.setdefault(row.language, set()).add(int(row.heldout_words))
+    lines = []
     for lang in sorted(pooled):
         if len(words[lang]) != 1:
             raise ValueError(f"{lang}: its models were scored on selection slices of "
@@ -270,4 +277,4 @@ def registry_text(
         lines += ["", f"[heldout.{lang}]", f"words = {words[lang].pop()}",
                   "pooled = {" + ", ".join(f"{json.dumps(m)} = {acc}"
                                           for m, acc in pooled[lang].items()) + "}"]
-    return "\n".join(lines) + "\n"
+    return lines
