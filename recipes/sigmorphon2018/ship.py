@@ -132,7 +132,7 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
                              "held N times in git's history of --out-dir (the budget's rule: 2)")
     parser.add_argument("--budget-mb", type=float, default=100.0,
                         help="the shipped weights' total size; per-language models are added by "
-                             "dev gain per MB while it holds (default 100)")
+                             "gain per MB (of the --select-on score) while it holds (default 100)")
     parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
                         help="per-language models of SETTING come first (after the baseline "
                              "lifts) until its macro dev accuracy reaches ACC (repeatable)")
@@ -314,8 +314,8 @@ def score(args: argparse.Namespace, found: Candidates) -> tuple[dict, dict, Any]
     return facts, scores, baseline
 
 
-def heldout(args: argparse.Namespace, found: Candidates, facts: dict, scores: dict,
-            out_dir: Path) -> None:
+def score_heldout(args: argparse.Namespace, found: Candidates, facts: dict, scores: dict,
+                  out_dir: Path) -> None:
     """With ``--select-on dev+heldout``: every medium model, scored or kept, that serves a
     language with a selection slice (:func:`heldout.selection_slice`) is scored on it
     (:func:`ship_selection.heldout_scores`; a kept model from its shipped files), and its scores
@@ -431,7 +431,7 @@ def main(argv: list[str] | None = None) -> None:
     out_dir = Path(args.out_dir)
     found = gather(args, out_dir)
     facts, scores, baseline = score(args, found)
-    heldout(args, found, facts, scores, out_dir)
+    score_heldout(args, found, facts, scores, out_dir)
     settings = choose(args, found, facts, scores, baseline, out_dir)
     shipped = tables(args, found, scores, settings, baseline)
     served = {lang for frame in shipped.values() for lang in frame["language"]}
