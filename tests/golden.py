@@ -24,6 +24,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from registry_rule import chosen
+
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden_predictions.json"
 REGISTRY = REPO / "inflect" / "models" / "registry.toml"
@@ -48,9 +50,8 @@ def cases() -> list[dict]:
     served: dict[str, tuple[str, str]] = {}
     for lang, scores in sorted(registry["language"].items()):
         for setting in ("high", "medium"):
-            mine = {m: a for m, a in scores.items() if settings.get(m) == setting}
-            if mine:
-                served.setdefault(max(mine, key=mine.get), (lang, setting))
+            if any(settings.get(m) == setting for m in scores):
+                served.setdefault(chosen(registry, lang, setting), (lang, setting))
     for name, (lang, setting) in sorted(served.items()):
         if (lang, setting) not in wide:
             out.append({"language": lang, "setting": setting, "inputs": NARROW_INPUTS, "model": name})

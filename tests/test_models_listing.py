@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 from click.testing import CliRunner
+from registry_rule import chosen
 
 from inflect.cli import main
 
@@ -37,13 +38,13 @@ def test_models_at_80_columns_is_one_line_per_language_and_commands_once_per_mod
                  for name, t in models.items()}
     header = 6  # title, column names, blank lines and the commands section's title
     assert len(lines) <= len(languages) + sum(per_model.values()) + header
-    defaults = {max(served, key=served.get) for served in languages.values()}
+    defaults = {chosen(reg, language) for language in languages}
     for name in defaults:  # without --all: the model each language answers with by default
         table = models[name]
         for command in [*table["commands"], *table.get("start_commands", [])]:
             assert lines.count(command) == 1, command  # once, whole, on a line of its own
     for language in languages:  # every language has its row, with its default's accuracy
-        best = max(languages[language].values())
+        best = languages[language][chosen(reg, language)]
         assert any(line.split()[:1] == [language] and f"{best:.2f}" in line.split()
                    for line in lines), language
     rows = [line for line in lines if line.split()[:1] and line.split()[0] in languages]
@@ -76,7 +77,7 @@ def test_verbose_and_tsv_keep_the_whole_record():
     high = reg["model"]["multilingual-high"]
     verbose = _shown("--commands", "--verbose")
     served = [lang for lang, t in reg["language"].items() if
-              max(t, key=t.get) == "multilingual-high"]
+              chosen(reg, lang) == "multilingual-high"]
     assert verbose.count(high["commands"][0]) == len(served)  # every row's record
     res = CliRunner().invoke(main, ["models", "--format", "tsv"])
     rows = [line.split("\t") for line in res.output.splitlines()]
@@ -91,7 +92,7 @@ def test_report_takes_a_comma_separated_language_list_as_train_does():
     """`--lang a,b` is read as two languages: their shipped defaults, from
     the registry read here, are named when they differ."""
     reg = _registry()
-    best = {lang: max(t, key=t.get) for lang, t in reg["language"].items()}
+    best = {lang: chosen(reg, lang) for lang in reg["language"]}
     res = CliRunner().invoke(main, ["report", "ambiguity", "--lang", "german, finnish",
                                     "--format", "tsv"])
     assert res.exit_code == 1

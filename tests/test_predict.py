@@ -645,6 +645,25 @@ german = 97.5
             "dev_accuracy must be a percentage",
         ),
         ("[german\n", "not valid TOML"),
+        (
+            'version = 2\n[selection]\ncriterion = "test"\n',
+            r"\[selection\] criterion must be one of dev, dev\+heldout, got 'test'",
+        ),
+        (
+            'version = 2\n[model.m]\nmembers = ["m"]\n[language.german]\nm = 90\n'
+            "[heldout.german]\nwords = 10\npooled = {n = 90}\n",
+            r"\[heldout.german\] pooled: 'n' is no model of \[language.german\]; its models: m",
+        ),
+        (
+            'version = 2\n[model.m]\nmembers = ["m"]\n[language.german]\nm = 90\n'
+            "[heldout.german]\nwords = 0\npooled = {m = 90}\n",
+            r"\[heldout.german\] words must be a positive whole number, got 0",
+        ),
+        (
+            'version = 2\n[model.m]\nmembers = ["m"]\n[language.german]\nm = 90\n'
+            "[heldout.german]\nwords = 10\npooled = {m = 190}\n",
+            r"\[heldout.german\] pooled accuracy must be a percentage, got 190",
+        ),
         # version 1 (one table per language, 0.1's format) is no longer read: say what is
         ('[german]\nmembers = ["m"]\n', r"registry version 1, this program reads 2"),
     ],
@@ -784,6 +803,61 @@ multilingual-medium = 60.0
     )
     with pytest.raises(RegistryError, match=r"\[language.german\] unknown model 'y'; models: x"):
         list_models(folder)
+
+
+def test_a_pooled_figure_chooses_between_the_models_of_its_setting(tmp_path):
+    """[heldout.NAME] (ship.py's --select-on dev+heldout): within a setting whose every model
+    has a pooled figure (dev and a held-out slice counted together), that figure chooses; the
+    setting's choice then competes with the other settings' on dev, and the figure shown is the
+    dev figure. Without the table, the most accurate on dev as before."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("h", "m", "own"):
+        (folder / f"{name}.safetensors").write_bytes(b"x")
+    head = """version = 2
+[selection]
+criterion = "dev+heldout"
+about = "test"
+[model.multilingual-high]
+members = ["h.safetensors"]
+setting = "high"
+[model.multilingual-medium]
+members = ["m.safetensors"]
+setting = "medium"
+[model.kabardian-medium]
+members = ["own.safetensors"]
+setting = "medium"
+[language.kabardian]
+multilingual-high = 96.0
+multilingual-medium = 93.0
+kabardian-medium = 97.0
+"""
+    (folder / "registry.toml").write_text(head, encoding="utf-8")
+    # dev alone: kabardian-medium (97) is the medium choice and the default (97 > 96)
+    assert default_model("kabardian", folder).name == "kabardian-medium"
+    assert default_model("kabardian", folder, setting="medium").name == "kabardian-medium"
+    pooled = "[heldout.kabardian]\nwords = 500\npooled = {multilingual-medium = 93.67, "
+    (folder / "registry.toml").write_text(
+        head + pooled + '"kabardian-medium" = 92.14}\n', encoding="utf-8"
+    )
+    # pooled: the multilingual medium model (93.67 > 92.14) is the medium choice; on dev it
+    # (93.0) then loses to the high model (96.0)
+    medium = default_model("kabardian", folder, setting="medium")
+    assert medium.name == "multilingual-medium" and medium.dev_accuracy == 93.0
+    assert (medium.selection_accuracy, medium.heldout_words) == (93.67, 500)
+    assert default_model("kabardian", folder).name == "multilingual-high"
+    every = {m.name: m for m in list_models(folder, every=True)}
+    assert every["kabardian-medium"].selection_accuracy == 92.14
+    assert every["multilingual-high"].selection_accuracy is None
+    assert every["multilingual-high"].heldout_words == 0
+    # a setting where not every model has a pooled figure is chosen on dev
+    (folder / "registry.toml").write_text(
+        head + "[heldout.kabardian]\nwords = 500\npooled = {multilingual-medium = 93.67}\n",
+        encoding="utf-8",
+    )
+    assert default_model("kabardian", folder, setting="medium").name == "kabardian-medium"
+    res = run("models", "--all", "--models-dir", str(folder))
+    assert res.exit_code == 0, res.output
 
 
 @pytest.mark.parametrize("place", [0, 1])

@@ -10,15 +10,26 @@ The folder ``inflect/models/`` is inside the wheel. Its ``registry.toml`` (versi
   (how that start was made, run first) and ``start_note``; a multilingual model serves many
   languages;
 * one ``[language.NAME]`` table per language (its shared-task name), mapping each model that
-  serves it to that model's exact-match accuracy on the language's dev file, in percent.
+  serves it to that model's exact-match accuracy on the language's dev file, in percent;
+* optionally a ``[selection]`` table saying how the models of a language were chosen:
+  ``criterion`` (``"dev"`` or ``"dev+heldout"``) and ``about`` (in words);
+* optionally one ``[heldout.NAME]`` table per language whose models were chosen with a held-out
+  slice of data beside dev (ship.py's ``--select-on dev+heldout``: the medium models of a
+  language with a small dev set and a high setting, on pairs of its ``train-high`` that no
+  medium model saw): ``words`` (the slice's size) and ``pooled``, mapping models of
+  ``[language.NAME]`` to their exact-match accuracy on dev and the slice counted together, in
+  percent.
 
-The default model of a language is the most accurate on its dev file among the models that serve
-it (the high-setting model, the medium one, the language's own): on its dev set the medium
-multilingual model beats the high one for some high-setting languages, and a user asking for a
-form wants the better one (``inflect models --all`` lists them all); ``setting=`` chooses a
-setting explicitly. Selection and the accuracy shown use the same dev file, so the figure of a
-language served by several models is the best of them, slightly optimistic. Version 1 registries
-(0.1's one table per language) are refused with a message saying so.
+The default model of a language: within each setting, the model with the best pooled accuracy
+where ``[heldout.NAME]`` lists every model of that setting serving the language, else the most
+accurate on the dev file; then, of those, the most accurate on the dev file (the high-setting
+model, the medium one, the language's own): on its dev set the medium multilingual model beats
+the high one for some high-setting languages, and a user asking for a form wants the better one
+(``inflect models --all`` lists them all); ``setting=`` chooses a setting explicitly. A dev set
+of 50-100 words is a noisy judge: the slice makes the choice between the medium models of such a
+language hold better on unseen words. The accuracy shown is the dev figure, selected on the same
+dev file, so the figure of a language served by several models is slightly optimistic. Version 1
+registries (0.1's one table per language) are refused with a message saying so.
 
 ``$INFLECT_MODELS_DIR`` (or the ``models_dir`` argument) replaces the folder, e.g. for tests or a
 site-wide set of models. This module imports only the standard library (and
@@ -30,6 +41,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +54,7 @@ __all__ = [
     "NoDefaultModelError",
     "RegistryError",
     "ShippedModel",
+    "best_model",
     "default_model",
     "list_models",
     "models_dir",
@@ -55,6 +68,8 @@ REGISTRY_FILE = "registry.toml"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent / "models"
 _KEYS = {"members", "setting", "data", "commands", "description", "method",
          "start_commands", "start_note"}
+#: The criteria a ``[selection]`` table may name (ship.py's ``--select-on``).
+CRITERIA = ("dev", "dev+heldout")
 
 
 class RegistryError(ValueError):
@@ -85,6 +100,10 @@ class ShippedModel:
             the commands that made that start, to run before :attr:`commands`.
         start_note: what the registry says about the start (e.g. that its command is not
             recorded), or ``""``.
+        selection_accuracy: where the registry's ``[heldout.LANGUAGE]`` lists the model, its
+            exact-match accuracy on dev and the held-out slice counted together, in percent
+            (what it was chosen by among the models of its setting); else None.
+        heldout_words: the words of that held-out slice (0 where there is none).
     """
 
     language: str
@@ -98,6 +117,8 @@ class ShippedModel:
     name: str = ""
     start_commands: tuple[str, ...] = ()
     start_note: str = ""
+    selection_accuracy: float | None = None
+    heldout_words: int = 0
 
     @property
     def size_bytes(self) -> int:
@@ -126,17 +147,25 @@ def models_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return _PACKAGE_DIR
 
 
+def _failing(where: str, header: str) -> Callable[[str], RegistryError]:
+    """The error maker of one table: ``WHERE: [HEADER] what``."""
+    return lambda what: RegistryError(f"{where}: [{header}] {what}")
+
+
+def _known_keys(table: Any, keys: set[str], fail: Callable[[str], RegistryError]) -> None:
+    """Raise ``fail(...)`` unless ``table`` is a table whose keys are among ``keys``."""
+    if not isinstance(table, dict):
+        raise fail("must be a table")
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(keys))}")
+
+
 def _model_table(name: str, table: Any, folder: Path, where: str) -> ShippedModel:
     """One ``[model.NAME]`` table, validated."""
 
-    def fail(what: str) -> RegistryError:
-        return RegistryError(f"{where}: [model.{name}] {what}")
-
-    if not isinstance(table, dict):
-        raise fail("must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise fail(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    fail = _failing(where, f"model.{name}")
+    _known_keys(table, _KEYS, fail)
     members = table.get("members")
     if (
         not isinstance(members, list)
@@ -185,12 +214,46 @@ def _language_name(name: str, fail: Any) -> str:
     return spec.name
 
 
-def _accuracy(value: Any, fail: Any) -> float | None:
+def _accuracy(value: Any, fail: Any, what: str = "dev_accuracy") -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
-        raise fail(f"dev_accuracy must be a percentage, got {value!r}")
+        raise fail(f"{what} must be a percentage, got {value!r}")
     return float(value)
+
+
+def _selection_table(table: Any, where: str) -> None:
+    """The ``[selection]`` table, validated (nothing in it changes what is read)."""
+    fail = _failing(where, "selection")
+    _known_keys(table, {"criterion", "about"}, fail)
+    if table.get("criterion") not in CRITERIA:
+        raise fail(f"criterion must be one of {', '.join(CRITERIA)}, got "
+                   f"{table.get('criterion')!r}")
+    if not isinstance(table.get("about", ""), str):
+        raise fail("about must be a string")
+
+
+def _heldout_table(lang: str, table: Any, served: dict[str, Any], where: str,
+                   ) -> tuple[int, dict[str, float]]:
+    """One ``[heldout.NAME]`` table, validated: the slice's words and model -> pooled accuracy
+    (each a model of ``[language.NAME]``, ``served``)."""
+    fail = _failing(where, f"heldout.{lang}")
+    _known_keys(table, {"words", "pooled"}, fail)
+    words = table.get("words")
+    if isinstance(words, bool) or not isinstance(words, int) or words <= 0:
+        raise fail(f"words must be a positive whole number, got {words!r}")
+    pooled = table.get("pooled")
+    if not isinstance(pooled, dict) or not pooled:
+        raise fail("pooled must map model names to accuracies")
+    if lang not in served:
+        raise fail("has no [language] table of that name")
+    out = {}
+    for model_name, acc in pooled.items():
+        if model_name not in served[lang]:
+            raise fail(f"pooled: {model_name!r} is no model of [language.{lang}]; its models: "
+                       f"{', '.join(served[lang])}")
+        out[model_name] = _accuracy(acc, fail, "pooled accuracy")
+    return words, out
 
 
 def _read(folder: Path) -> dict[str, list[ShippedModel]]:
@@ -217,14 +280,24 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
             f"{path}: registry version {version!r}, this program reads 2 ([model.NAME] and "
             "[language.NAME] tables; version 1 was sparse-inflect 0.1's)"
         )
-    unknown = sorted(set(doc) - {"model", "language"})
+    unknown = sorted(set(doc) - {"model", "language", "selection", "heldout"})
     if unknown:
-        raise RegistryError(f"{path}: unknown table(s) {', '.join(unknown)}; known: model, language")
+        raise RegistryError(
+            f"{path}: unknown table(s) {', '.join(unknown)}; known: model, language, selection, "
+            "heldout"
+        )
+    if "selection" in doc:
+        _selection_table(doc["selection"], where)
     models = {
         n: _model_table(n, t, folder, where) for n, t in doc.get("model", {}).items()
     }
+    languages = doc.get("language", {})
+    heldout = doc.get("heldout", {})
+    if not isinstance(heldout, dict):
+        raise RegistryError(f"{where}: heldout must be tables [heldout.NAME]")
+    pooled = {lang: _heldout_table(lang, t, languages, where) for lang, t in heldout.items()}
     served: dict[str, list[ShippedModel]] = {}
-    for lang, table in sorted(doc.get("language", {}).items()):
+    for lang, table in sorted(languages.items()):
 
         def fail(what: str, lang: str = lang) -> RegistryError:
             return RegistryError(f"{where}: [language.{lang}] {what}")
@@ -232,19 +305,42 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
         name = _language_name(lang, fail)
         if not isinstance(table, dict) or not table:
             raise fail("must map model names to dev accuracies")
+        words, chosen_by = pooled.get(lang, (0, {}))
         for model_name, acc in table.items():
             if model_name not in models:
                 raise fail(f"unknown model {model_name!r}; models: {', '.join(sorted(models))}")
             served.setdefault(name, []).append(
-                replace(models[model_name], language=name, dev_accuracy=_accuracy(acc, fail))
+                replace(models[model_name], language=name, dev_accuracy=_accuracy(acc, fail),
+                        selection_accuracy=chosen_by.get(model_name),
+                        heldout_words=words if model_name in chosen_by else 0)
             )
     return served
 
 
-def _best(candidates: list[ShippedModel]) -> ShippedModel:
-    """The most accurate on the language's dev file (on a tie the first in registry order; an
-    unknown accuracy ranks last)."""
-    return max(candidates, key=lambda m: -1.0 if m.dev_accuracy is None else m.dev_accuracy)
+def best_model(candidates: list[ShippedModel]) -> ShippedModel:
+    """The default among models serving one language (see the module docstring): per setting,
+    the best by :attr:`~ShippedModel.selection_accuracy` where every model of the setting has
+    one, else by dev accuracy; then the most accurate on the dev file of those. On a tie the
+    first in ``candidates``' order (the registry's); an unknown accuracy ranks last.
+
+    Raises:
+        ValueError: no candidates.
+    """
+    if not candidates:
+        raise ValueError("best_model of no models")
+
+    def dev(m: ShippedModel) -> float:
+        return -1.0 if m.dev_accuracy is None else m.dev_accuracy
+
+    winners = []
+    for setting in dict.fromkeys(m.setting for m in candidates):
+        group = [m for m in candidates if m.setting == setting]
+        if all(m.selection_accuracy is not None for m in group):
+            winners.append(max(group, key=lambda m: m.selection_accuracy))
+        else:
+            winners.append(max(group, key=dev))
+    order = {id(m): k for k, m in enumerate(candidates)}
+    return max(sorted(winners, key=lambda m: order[id(m)]), key=dev)
 
 
 def list_models(
@@ -266,7 +362,7 @@ def list_models(
     served = _read(models_dir(models_dir_override))
     if every:
         return [m for lang in sorted(served) for m in served[lang]]
-    return [_best(served[lang]) for lang in sorted(served)]
+    return [best_model(served[lang]) for lang in sorted(served)]
 
 
 def default_model(
@@ -308,9 +404,9 @@ def default_model(
                 f"no shipped {setting}-setting model for {spec.name}; it has: "
                 f"{', '.join(have) or 'models without a setting'} (--setting {' or '.join(have)})"
             )
-        entry = _best(of_setting)
+        entry = best_model(of_setting)
     else:
-        entry = _best(candidates)
+        entry = best_model(candidates)
     if entry.missing:
         folder = models_dir(models_dir_override)
         advice = (

@@ -18,6 +18,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from heldout import SMALL_DEV
+
 ROOT = Path(__file__).resolve().parents[2]
 START, END = "<!-- shipped-figures:start -->", "<!-- shipped-figures:end -->"
 
@@ -25,8 +27,10 @@ START, END = "<!-- shipped-figures:start -->", "<!-- shipped-figures:end -->"
 @dataclass(frozen=True)
 class SettingFigures:
     """One data setting's figures: the languages its multilingual model serves, the macro dev
-    accuracy (over every language with a model of the setting) of each language's best
-    shipped model of the setting, the official baseline's macro over the same languages, how
+    accuracy (over every language with a model of the setting) of the shipped model of the
+    setting that answers each language (:func:`inflect.inference.registry.best_model`: the best
+    on dev, or on dev and a held-out slice pooled where the registry's ``[heldout.NAME]`` says
+    so), the official baseline's macro over the same languages, how
     many languages are at or above it, the 2018 winner's macro test accuracy, and the
     multilingual model's macro and members."""
 
@@ -51,6 +55,8 @@ class Figures:
     in_4_bits: int
     ensembles: int
     settings: dict[str, SettingFigures]
+    #: the registry's ``[selection] criterion`` (``"dev"`` where it has none)
+    criterion: str = "dev"
 
 
 def figures(models_dir: Path, data_dir: str | None) -> Figures:
@@ -60,6 +66,7 @@ def figures(models_dir: Path, data_dir: str | None) -> Figures:
         SystemExit: no baseline table in or beside ``data_dir``.
     """
     from inflect.corpora.baseline import official_baseline, system_accuracy
+    from inflect.inference.registry import best_model, list_models
     from inflect.nn.checkpoint import INT4_GROUPS, load_metadata
 
     registry = tomllib.loads((models_dir / "registry.toml").read_text(encoding="utf-8"))
@@ -70,11 +77,14 @@ def figures(models_dir: Path, data_dir: str | None) -> Figures:
                          "conll2018-task1-baseline-dev.csv)")
     own = {n: m for n, m in models.items()
            if all(p.startswith("per-language/") for p in m["members"])}
+    entries = list_models(models_dir, every=True)
     per_setting: dict[str, SettingFigures] = {}
     for setting in ("high", "medium"):
-        best = {lang: max(acc for n, acc in row.items() if models[n]["setting"] == setting)
-                for lang, row in served.items()
-                if any(models[n]["setting"] == setting for n in row)}
+        groups: dict[str, list] = {}
+        for entry in entries:
+            if entry.setting == setting:
+                groups.setdefault(entry.language, []).append(entry)
+        best = {lang: best_model(group).dev_accuracy for lang, group in groups.items()}
         floors = baseline[baseline["setting"] == setting].set_index("language")["accuracy"]
         floors = {lang: float(floors[lang]) for lang in best if lang in floors}
         winner = system_accuracy(setting, data_dir=data_dir)
@@ -102,6 +112,7 @@ def figures(models_dir: Path, data_dir: str | None) -> Figures:
                       for m in own.values()),
         ensembles=sum(len(m["members"]) > 1 for m in own.values()),
         settings=per_setting,
+        criterion=registry.get("selection", {}).get("criterion", "dev"),
     )
 
 
@@ -125,7 +136,10 @@ def paragraph(f: Figures) -> str:
         f"beside them **{n_own} models of one language each** ({f.per_language['high']} high, "
         f"{f.per_language['medium']} medium; {f.in_4_bits} of them in 4 bits; {f.ensembles} of "
         "them ensembles of several runs), shipped where they beat the multilingual model on the "
-        "language's dev set by the most per byte, each trimmed to its language's symbols. With "
+        "language's dev set"
+        + (f" (a medium one of fewer than {SMALL_DEV} dev words with a high setting: on dev and "
+           "a held-out slice of train-high pooled)" if f.criterion == "dev+heldout" else "")
+        + " by the most per byte, each trimmed to its language's symbols. With "
         f"them, the models of each setting reach **{high.macro:.1f}% macro on high dev** "
         f"({high.macro:.2f}; official baseline {high.baseline:.1f}; **{high.at_or_above} of "
         f"{high.with_baseline} languages at or above it**) and **{medium.macro:.1f}% on medium "

@@ -27,40 +27,22 @@ second run only tabulates.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tomllib
 from pathlib import Path
 
+from heldout import (
+    HELDOUT_MAX,
+    SEED,
+    SELECTION_MAX,
+    SMALL_DEV,
+    heldout_slices,
+    pooled_accuracy,
+    read_pairs,
+    score_pairs,
+)
+
 MODELS = Path(__file__).resolve().parents[2] / "inflect" / "models"
-#: the dev sets below this many words are the noisy ones (issue 63)
-SMALL_DEV = 200
-
-
-def read_pairs(path: Path) -> list[tuple[str, str, str]]:
-    """``(lemma, form, tags)`` per line of a 2018 file (UTF-8)."""
-    with path.open(encoding="utf-8") as handle:
-        return [tuple(line.rstrip("\n").split("\t")) for line in handle if line.strip()]
-
-
-def heldout_slices(data: Path, lang: str, s_max: int, h_max: int, seed: int):
-    """The pairs of ``train-high`` whose (lemma, tags) are neither in ``train-medium`` nor in
-    dev, shuffled with ``seed``, cut into S (a third, at most ``s_max``) and H (the rest, at
-    most ``h_max``); None where the language has no high setting."""
-    high = data / f"{lang}-train-high"
-    if not high.is_file():
-        return None
-    seen = {(p[0], p[2]) for name in ("train-medium", "dev")
-            for p in read_pairs(data / f"{lang}-{name}")}
-    pool, keys = [], set()
-    for pair in read_pairs(high):
-        key = (pair[0], pair[2])
-        if key not in seen and key not in keys:
-            keys.add(key)
-            pool.append(pair)
-    random.Random(f"{seed}-{lang}").shuffle(pool)
-    n_s = min(s_max, len(pool) // 3)
-    return pool[:n_s], pool[n_s:n_s + h_max]
 
 
 def candidates(registry: dict, lang: str) -> dict[str, list[Path]]:
@@ -79,18 +61,6 @@ def candidates(registry: dict, lang: str) -> dict[str, list[Path]]:
     return out
 
 
-def score(members: list[Path], lang: str, pairs, tmp: Path, device: str) -> tuple[int, int]:
-    """(right, total) of the ensemble of ``members`` on ``pairs`` (beam 5, the model alone)."""
-    from inflect.evaluation.runner import evaluate_checkpoints
-
-    gold = tmp / f"{lang}-slice"
-    gold.write_text("".join("\t".join(p) + "\n" for p in pairs), encoding="utf-8")
-    result = evaluate_checkpoints([str(m) for m in members], [lang], gold_files=[gold],
-                                  beam_size=5, device=device)
-    row = result.frame[result.frame["language"] == lang].iloc[0]
-    return round(float(row["accuracy"]) * len(pairs) / 100), len(pairs)
-
-
 def study(scores, languages: list[str]) -> tuple[str, dict]:
     """The Markdown table of both criteria over ``languages``, and its figures."""
     lines = ["| language | dev words | S / H words | candidates | chosen by dev: dev / H | "
@@ -104,8 +74,8 @@ def study(scores, languages: list[str]) -> tuple[str, dict]:
             continue
         acc = {n: {s: 100 * sub.loc[(n, s), "right"] / max(sub.loc[(n, s), "total"], 1)
                    for s in ("dev", "S", "H")} for n in names}
-        pooled = {n: 100 * (sub.loc[(n, "dev"), "right"] + sub.loc[(n, "S"), "right"])
-                  / (sub.loc[(n, "dev"), "total"] + sub.loc[(n, "S"), "total"]) for n in names}
+        pooled = {n: pooled_accuracy(*((sub.loc[(n, s), "right"], sub.loc[(n, s), "total"])
+                                       for s in ("dev", "S"))) for n in names}
         # ties: the candidate listed first (sorted names), as a stable rule for both criteria
         by_dev = max(names, key=lambda n: acc[n]["dev"])
         by_pool = max(names, key=lambda n: pooled[n])
@@ -133,9 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/selection-study")
     p.add_argument("--lang", default=None, help="comma-separated languages (default: every "
                    f"medium language with a high setting and fewer than {SMALL_DEV} dev words)")
-    p.add_argument("--s-max", type=int, default=500)
-    p.add_argument("--h-max", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--s-max", type=int, default=SELECTION_MAX,
+                   help="the most words of S (default: ship.py's)")
+    p.add_argument("--h-max", type=int, default=HELDOUT_MAX)
+    p.add_argument("--seed", type=int, default=SEED, help="default: ship.py's")
     p.add_argument("--device", default="cpu")
     args = p.parse_args(argv)
     import pandas as pd
@@ -153,12 +124,12 @@ def main(argv: list[str] | None = None) -> int:
             and (data / f"{f.name[:-len('-dev')]}-train-medium").is_file()
             and len(read_pairs(f)) < SMALL_DEV)
     out = Path(args.out)
-    (out / "tmp").mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     cache = out / "scores.csv"
     rows = pd.read_csv(cache).to_dict("records") if cache.is_file() else []
     done = {(r["candidate"], r["language"], r["slice"]) for r in rows}
     for lang in languages:
-        slices = heldout_slices(data, lang, args.s_max, args.h_max, args.seed)
+        slices = heldout_slices(lang, data, args.s_max, args.h_max, args.seed)
         if slices is None:
             continue
         parts = {"dev": read_pairs(data / f"{lang}-dev"), "S": slices[0], "H": slices[1]}
@@ -166,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             for part, pairs in parts.items():
                 if (name, lang, part) in done or not pairs:
                     continue
-                right, total = score(members, lang, pairs, out / "tmp", args.device)
+                right, total = score_pairs(members, lang, pairs, args.device)
                 rows.append({"candidate": name, "language": lang, "slice": part,
                              "right": right, "total": total})
                 pd.DataFrame(rows).to_csv(cache, index=False)

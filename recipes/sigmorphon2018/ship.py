@@ -50,13 +50,28 @@ files would be a new copy of a run's weights that git's history of ``--out-dir``
 N times (:mod:`ship_history`; the budget's rule is 2).
 Models are scored *as stored* (the prepared files are written to ``--results/prepared/`` first,
 see :func:`ship_storage.prepared`).
+
+The score a model is chosen by on a language (``--select-on``, default ``dev+heldout``): for a
+medium language whose dev set has fewer than 200 words and that has a high setting (24 of the
+2018 task's), its accuracy on dev and on a selection slice S of ``train-high`` counted together
+(S: the pairs whose lemma and tags are in neither ``train-medium`` nor dev, so no medium model
+saw them, shuffled with seed 1, a third of them, at most 500: :func:`heldout.selection_slice`,
+the slices of ``selection_study.py``); every medium model serving such a language is scored on
+its S too (kept models from their shipped files; cached like the dev scores, by the members'
+SHA-256 and the slice's); elsewhere, and for the medium languages without a high setting
+(cornish, norman, old-irish, ... with 50 dev words: no unseen words to take), dev alone.
+``--select-on dev`` chooses by dev alone everywhere. The registry records the dev accuracy as
+ever, the criterion (``[selection]``) and, per language where S took part, the words of S and
+each medium model's pooled figure (``[heldout.LANGUAGE]``).
+
 Only finished languages are taken, and only the per-language models that beat every other model
-of their setting on their language's dev set, by decreasing dev gain per MB while the shipped
-weights stay within ``--budget-mb`` (100; see :func:`ship_selection.select_per_language`); a
-model that is then
+of their setting on their language by that score, by decreasing gain per MB while the shipped
+weights stay within ``--budget-mb`` (100; see :func:`ship_selection.select_per_language`; the
+official baseline and ``--macro-target`` are dev figures); a model that is then
 no language's best (a language's own model beaten by its per-language one) is dropped, and
 weight files no model lists are removed. ``--keep NAME`` keeps a model of ``--out-dir``'s
-registry as shipped (its files, its table, its dev scores: nothing is scored again).
+registry as shipped (its files, its table, its dev scores: no dev set is scored again; a
+medium model's selection slices are, once).
 
 The work is in the modules beside this script, one job each: :mod:`ship_candidates` (which
 models compete), :mod:`ship_history` (how often git holds a run's weights),
@@ -72,6 +87,7 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from heldout import SEED, SELECTION_MAX, SMALL_DEV, dev_words, has_high_setting, selection_slice
 from ship_candidates import (
     INT4_VARIANT,
     Models,
@@ -96,14 +112,45 @@ from ship_candidates import (
 from ship_history import commit_history, over_limit
 from ship_registry import model_facts, registry_text
 from ship_selection import (
+    CRITERIA,
     evaluate_model,
+    heldout_scores,
     hopeless,
     per_language_table,
     results_table,
     select_per_language,
     settle_variants,
+    with_selection,
 )
 from ship_storage import prepared, remove_unshipped, store_members
+
+
+def _selection_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the choice: which candidates, within which budget, by which score."""
+    parser.add_argument("--max-commits", type=int, default=None, metavar="N",
+                        help="leave out a candidate that would be a new copy of a run's weights "
+                             "held N times in git's history of --out-dir (the budget's rule: 2)")
+    parser.add_argument("--budget-mb", type=float, default=100.0,
+                        help="the shipped weights' total size; per-language models are added by "
+                             "gain per MB (of the --select-on score) while it holds (default 100)")
+    parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
+                        help="per-language models of SETTING come first (after the baseline "
+                             "lifts) until its macro dev accuracy reaches ACC (repeatable)")
+    parser.add_argument("--select-on", choices=CRITERIA, default="dev+heldout",
+                        help="what chooses between the models of a language: 'dev+heldout' "
+                             "(default): for a medium language with fewer than "
+                             f"{SMALL_DEV} dev words and a high setting, the accuracy on dev and "
+                             "a selection slice of train-high that no medium model saw (at most "
+                             f"{SELECTION_MAX} words, seed {SEED}: heldout.py), counted together; "
+                             "elsewhere, and "
+                             "for the medium languages without a high setting (cornish, norman, "
+                             "old-irish, ...: 50 dev words), dev alone. 'dev': dev alone "
+                             "everywhere. The official baseline and --macro-target stay on dev; "
+                             "the registry records the criterion")
+    parser.add_argument("--margin", type=float, default=1.0,
+                        help="a --queue model whose greedy dev accuracy in training is more than "
+                             "this many points below a --keep model of its setting on its "
+                             "language is not scored (default 1)")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -112,7 +159,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", action="append", default=[], metavar="NAME=CKPT[,CKPT]")
     parser.add_argument("--keep", action="append", default=[], metavar="NAME",
-                        help="a model of --out-dir's registry, kept as shipped (not rescored)")
+                        help="a model of --out-dir's registry, kept as shipped (its dev scores "
+                             "not rescored)")
     parser.add_argument("--queue", action="append", default=[], metavar="SETTING=ROOT",
                         help="every finished language of an `inflect queue` folder, one model each")
     parser.add_argument("--int8", action="store_true",
@@ -148,22 +196,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "prepared and scored like the --queue ones")
     parser.add_argument("--kept-compete", action="store_true",
                         help="the --keep models of one language (members under per-language/) "
-                             "compete in the selection with their registry scores, as stored: "
+                             "compete in the selection with their registry dev scores (and, by "
+                             "--select-on dev+heldout, their selection-slice scores, from their "
+                             "shipped files), as stored: "
                              "a new model of their language may replace one, and one that gains "
                              "too little per byte may leave")
-    parser.add_argument("--max-commits", type=int, default=None, metavar="N",
-                        help="leave out a candidate that would be a new copy of a run's weights "
-                             "held N times in git's history of --out-dir (the budget's rule: 2)")
-    parser.add_argument("--budget-mb", type=float, default=100.0,
-                        help="the shipped weights' total size; per-language models are added by "
-                             "dev gain per MB while it holds (default 100)")
-    parser.add_argument("--macro-target", action="append", default=[], metavar="SETTING=ACC",
-                        help="per-language models of SETTING come first (after the baseline "
-                             "lifts) until its macro dev accuracy reaches ACC (repeatable)")
-    parser.add_argument("--margin", type=float, default=1.0,
-                        help="a --queue model whose greedy dev accuracy in training is more than "
-                             "this many points below a --keep model of its setting on its "
-                             "language is not scored (default 1)")
+    _selection_options(parser)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out-dir", default="inflect/models")
     parser.add_argument("--results", default="runs/ship")
@@ -276,6 +314,35 @@ def score(args: argparse.Namespace, found: Candidates) -> tuple[dict, dict, Any]
     return facts, scores, baseline
 
 
+def score_heldout(args: argparse.Namespace, found: Candidates, facts: dict, scores: dict,
+                  out_dir: Path) -> None:
+    """With ``--select-on dev+heldout``: every medium model, scored or kept, that serves a
+    language with a selection slice (:func:`heldout.selection_slice`) is scored on it
+    (:func:`ship_selection.heldout_scores`; a kept model from its shipped files), and its scores
+    in ``scores`` or ``found.kept_scores`` get the selection columns
+    (:func:`ship_selection.with_selection`)."""
+    if args.select_on == "dev":
+        return
+    medium = {name: paths for name, paths in found.models.items()
+              if facts[name]["setting"] == "medium"}
+    medium |= {name: [out_dir / m for m in table["members"]] for name, table in found.kept.items()
+               if table.get("setting") == "medium"}
+    frames = scores | found.kept_scores
+    languages = sorted({lang for name in medium for lang in frames[name]["language"]})
+    slices = {lang: s for lang in languages if (s := selection_slice(lang, args.data_dir))}
+    alone = [lang for lang in languages if lang not in slices
+             and not has_high_setting(lang) and dev_words(lang, args.data_dir) < SMALL_DEV]
+    print(f"--select-on dev+heldout: {len(slices)} medium languages chosen by dev and a "
+          f"selection slice of train-high ({', '.join(slices) or 'none'}); {len(alone)} with "
+          f"fewer than {SMALL_DEV} dev words and no high setting by dev alone "
+          f"({', '.join(alone) or 'none'})", flush=True)
+    sizes = {lang: dev_words(lang, args.data_dir) for lang in slices}
+    for name, paths in medium.items():
+        own = {lang: slices[lang] for lang in frames[name]["language"] if lang in slices}
+        table = scores if name in scores else found.kept_scores
+        table[name] = with_selection(frames[name], heldout_scores(name, paths, own, args), sizes)
+
+
 def choose(args: argparse.Namespace, found: Candidates, facts: dict, scores: dict,
            baseline: Any, out_dir: Path) -> dict[str, str]:
     """Select the per-language models (:func:`ship_selection.select_per_language`): the others
@@ -344,7 +411,8 @@ def write(args: argparse.Namespace, found: Candidates, facts: dict, shipped: dic
                                          f"per-language/{setting}/{language}")
         else:
             stored[name] = store_members(name, paths, out_dir, not args.keep_dtype)
-    text = registry_text(found.models, facts, stored, shipped, found.kept, found.previous)
+    text = registry_text(found.models, facts, stored, shipped, found.kept, found.previous,
+                         args.select_on)
     atomic_write(out_dir / "registry.toml", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     remove_unshipped(out_dir, [m for ms in stored.values() for m in ms]  # once the registry
                      + [m for table in found.kept.values() for m in table["members"]])  # is new
@@ -355,13 +423,15 @@ def write(args: argparse.Namespace, found: Candidates, facts: dict, shipped: dic
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Gather, score, choose, then (unless ``--dry-run``) store and write the registry."""
+    """Gather, score (dev, and the selection slices), choose, then (unless ``--dry-run``) store
+    and write the registry."""
     from inflect.text.languages import all_languages
 
     args = parse_args(argv)
     out_dir = Path(args.out_dir)
     found = gather(args, out_dir)
     facts, scores, baseline = score(args, found)
+    score_heldout(args, found, facts, scores, out_dir)
     settings = choose(args, found, facts, scores, baseline, out_dir)
     shipped = tables(args, found, scores, settings, baseline)
     served = {lang for frame in shipped.values() for lang in frame["language"]}

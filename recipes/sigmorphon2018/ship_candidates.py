@@ -211,6 +211,8 @@ def kept_models(names: list[str], out_dir: Path) -> tuple[dict[str, dict], dict[
 
     import pandas as pd
 
+    if not names:  # a first ship: no registry needed
+        return {}, {}
     registry = tomllib.loads((out_dir / "registry.toml").read_text(encoding="utf-8"))
     tables, scores = {}, {}
     for name in names:

@@ -8,12 +8,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+from heldout import SEED, SELECTION_MAX, SMALL_DEV
 from ship_candidates import Models, checkpoint_file
 from ship_storage import INT4_GROUP
 
 #: ``meta["quantized"]`` of a stored member -> how the registry's description names it.
 STORAGE = {"int8-rows": "weights in int8 with a scale per row",
            "int4-groups": f"weights in 4 bits with a scale per {INT4_GROUP}"}
+#: ``--select-on`` -> the registry's ``[selection] about``: how the models of a language were
+#: chosen.
+SELECTION_ABOUT = {
+    "dev": "every model of a language chosen by its dev accuracy alone ([language.NAME])",
+    "dev+heldout": (
+        f"the medium models of a language with fewer than {SMALL_DEV} dev words and a high "
+        "setting chosen by their accuracy on dev and a selection slice S of train-high pooled "
+        "([heldout.NAME]: the words of S, and each medium model's accuracy on dev and S counted "
+        "together, percent, beam 5); S: the pairs of train-high whose lemma and tags are in "
+        f"neither train-medium nor dev, shuffled with seed {SEED}, a third of them, at most "
+        f"{SELECTION_MAX} (recipes/sigmorphon2018/heldout.py); every other model chosen by its "
+        "dev accuracy alone ([language.NAME])"
+    ),
+}
 
 
 def model_facts(paths: list[Path]) -> dict[str, Any]:
@@ -165,17 +180,25 @@ def start_of(facts: dict[str, Any], previous: dict[str, Any] | None = None,
 def registry_text(
     models: Models, facts: dict[str, dict], stored: dict[str, list[str]], scores: dict[str, Any],
     kept: dict[str, dict] | None = None, previous: dict[str, dict] | None = None,
+    selection: str | None = None,
 ) -> str:
     """Registry version 2 (see inflect.inference.registry); ``kept``: ``[model.NAME]`` tables written as
     they were; ``previous``: the ``[model.NAME]`` tables of the registry being replaced (for
-    :func:`start_of`)."""
+    :func:`start_of`); ``selection``: the criterion the models were chosen by (``--select-on``,
+    a key of :data:`SELECTION_ABOUT`), written as the ``[selection]`` table, with the
+    :func:`heldout_tables` of ``scores``."""
     lines = [
         "# Shipped default models of `inflect predict` (listed by `inflect models`), written by",
         "# recipes/sigmorphon2018/ship.py. [model.NAME]: an ensemble of members; [language.NAME]:",
-        "# the dev accuracy (percent, beam 5) of each model serving the language.",
+        "# the dev accuracy (percent, beam 5) of each model serving the language; [selection]: how",
+        "# the models of a language were chosen; [heldout.NAME]: where a held-out slice of",
+        "# train-high took part, its words and each medium model's accuracy on dev and it pooled.",
         "",
         "version = 2",
     ]
+    if selection is not None:
+        lines += ["", "[selection]", f"criterion = {json.dumps(selection)}",
+                  f"about = {json.dumps(SELECTION_ABOUT[selection])}"]
     for name in models:
         f = facts[name]
         cfg = f["config"]
@@ -227,4 +250,31 @@ def registry_text(
     for lang in sorted(by_language):
         lines += ["", f"[language.{lang}]"]
         lines += [f"{json.dumps(m)} = {acc}" for m, acc in by_language[lang].items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + heldout_tables(scores)) + "\n"
+
+
+def heldout_tables(scores: dict[str, Any]) -> list[str]:
+    """The registry's ``[heldout.NAME]`` tables (lines): for each language where a model's
+    ``scores`` have a selection slice (:func:`ship_selection.with_selection`: ``heldout_words``
+    above 0), the slice's words and each such model's pooled figure (``selection``).
+
+    Raises:
+        ValueError: the models of one language scored on selection slices of different sizes.
+    """
+    pooled: dict[str, dict[str, float]] = {}
+    words: dict[str, set[int]] = {}
+    for name, frame in scores.items():
+        if "heldout_words" not in frame:
+            continue
+        for row in frame[frame["heldout_words"] > 0].itertuples():
+            pooled.setdefault(row.language, {})[name] = round(float(row.selection), 2)
+            words.setdefault(row.language, set()).add(int(row.heldout_words))
+    lines = []
+    for lang in sorted(pooled):
+        if len(words[lang]) != 1:
+            raise ValueError(f"{lang}: its models were scored on selection slices of "
+                             f"{sorted(words[lang])} words; one slice per language")
+        lines += ["", f"[heldout.{lang}]", f"words = {words[lang].pop()}",
+                  "pooled = {" + ", ".join(f"{json.dumps(m)} = {acc}"
+                                          for m, acc in pooled[lang].items()) + "}"]
+    return lines
