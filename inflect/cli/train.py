@@ -171,8 +171,8 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
                   out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
                   learning_rate, dev_sample,
-                  language_temperature, hallucinate, long_pairs, checkpoint_minutes, precision, device, threads, resume,
-                  init_from, data_dir):
+                  language_temperature, hallucinate, long_pairs, checkpoint_minutes, precision,
+                  device, threads, resume, init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15

@@ -173,8 +173,9 @@ def make_compounds(
         stem = mods[0] + "".join(_part(m, rule, True) or m for m in mods[1:])
         band = bands[band_of(len(stem + lemma))]
         if len(band) < per_band and stem + lemma not in known:
-            band.append(Compound(stem + lemma, ex.tags.text, stem + form, ex.lemma, ex.form or "",
-                                 mods))
+            band.append(
+                Compound(stem + lemma, ex.tags.text, stem + form, ex.lemma, ex.form or "", mods)
+            )
     return [c for b in bands.values() for c in b]
 
 
@@ -199,7 +200,9 @@ def score_compounds(predictor: Any, compounds: Sequence[Compound], language: str
     from inflect.inference.queries import make_query
 
     def best(queries: Iterable[tuple[str, str]]) -> list[Any]:
-        return predictor.predict_many([make_query(lemma, tags, language) for lemma, tags in queries])
+        return predictor.predict_many(
+            [make_query(lemma, tags, language) for lemma, tags in queries]
+        )
 
     asked = best((c.lemma, c.tags) for c in compounds)
     heads = best((c.head_lemma, c.tags) for c in compounds)
@@ -207,13 +210,23 @@ def score_compounds(predictor: Any, compounds: Sequence[Compound], language: str
     for c, p, h in zip(compounds, asked, heads, strict=True):
         predicted = p.model_best.form if p.model_best else ""
         head = h.model_best.form if h.model_best else ""
-        rows.append({
-            "lemma": c.lemma, "tags": c.tags, "gold": c.form, "predicted": predicted,
-            "correct": predicted == c.form, "length": len(c.lemma), "band": band_of(len(c.lemma)),
-            "lemma_cell": c.lemma_cell, "head_lemma": c.head_lemma, "head_gold": c.head_form,
-            "head_predicted": head, "head_correct": head == c.head_form,
-            "length_limit": p.length_limit is not None,
-        })
+        rows.append(
+            {
+                "lemma": c.lemma,
+                "tags": c.tags,
+                "gold": c.form,
+                "predicted": predicted,
+                "correct": predicted == c.form,
+                "length": len(c.lemma),
+                "band": band_of(len(c.lemma)),
+                "lemma_cell": c.lemma_cell,
+                "head_lemma": c.head_lemma,
+                "head_gold": c.head_form,
+                "head_predicted": head,
+                "head_correct": head == c.head_form,
+                "length_limit": p.length_limit is not None,
+            }
+        )
     return pd.DataFrame(rows)
 
 

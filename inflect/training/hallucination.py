@@ -199,7 +199,8 @@ def lengthen_item(
         inserted symbols.
     """
     runs = [
-        (s, t, n) for s, t, n in stem_runs(item.source, item.target)
+        (s, t, n)
+        for s, t, n in stem_runs(item.source, item.target)
         if all(_replaceable(x) for x in item.source[s : s + n])
     ]
     if not runs or not pieces:
