@@ -116,16 +116,18 @@ def diagnose(predictor, scored, language: str) -> list[str]:
             continue
         jump = looks[i][bad] - bad
         jumps["ahead" if jump > 0 else "behind" if jump < 0 else "in place"] += 1
-        after_same += (
-            bad > 0
+        after_same += (  # a jump to another place after the symbol just written
+            jump != 0
+            and bad > 0
             and 0 < looks[i][bad] < len(lemma)
-            and (lemma[looks[i][bad] - 1] == lemma[bad - 1])
+            and lemma[looks[i][bad] - 1] == lemma[bad - 1]
         )
     return [
         f"{n} wrong: the gold form has probability 0 for {zero}; it is more probable than the "
         f"best form found for {better} (search errors)",
         f"lemma cells, attention at the first step giving the gold symbol < 0.5: "
-        f"{dict(jumps)}; looking at a symbol that follows the one just written: {after_same}",
+        f"{dict(jumps)}; of the jumps, to a symbol that follows the one just written (as the "
+        f"gold one does): {after_same}",
     ]
 
 
