@@ -48,7 +48,8 @@ DEV_SAMPLE_SEED = 2018
 #: The largest seed a run takes (``--seed``): 2^32 - 1, what every generator it seeds accepts.
 MAX_SEED = 2**32 - 1
 
-#: The largest ``TrainConfig.hallucinate`` (``inflect train --hallucinate``): pairs per language.
+#: The largest ``TrainConfig.hallucinate`` (``inflect train --hallucinate``) and
+#: ``TrainConfig.long_pairs`` (``--long-pairs``): pairs per language.
 MAX_HALLUCINATE = 1_000_000
 
 

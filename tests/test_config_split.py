@@ -60,8 +60,8 @@ MEDIUM_STORED = {
 #: ``tag_bundles="set"`` (the model read bundles as sets).
 MEDIUM_FLAT = MEDIUM_STORED | {"dev_sample": 0, "language_temperature": 1.0, "tag_bundles": "set"}
 #: The fields added since, at the value a config without them means: the encoder of every model
-#: before the field was the BiLSTM, and no run hallucinated pairs.
-NEW_FIELDS = {"encoder": "bilstm", "hallucinate": 0}
+#: before the field was the BiLSTM, and no run hallucinated pairs or added long pairs.
+NEW_FIELDS = {"encoder": "bilstm", "hallucinate": 0, "long_pairs": 0}
 #: The old ``Config``'s 25 fields.
 OLD_FIELDS = {
     "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
@@ -90,8 +90,9 @@ def test_the_two_configs_split_the_old_fields_and_declare_what_may_change():
     } == MODEL_FIELDS  # fmt: skip
     assert not MODEL_FIELDS & TRAIN_FIELDS
     assert OLD_FIELDS | set(NEW_FIELDS) == MODEL_FIELDS | TRAIN_FIELDS
-    # hallucinated pairs: a training field, a warm start may change it; the encoder: not
-    assert OLD_WARM_START | {"copy_examples", "hallucinate"} == WARM_START_FIELDS
+    # hallucinated and long pairs: training fields, a warm start may change them; the encoder:
+    # not
+    assert OLD_WARM_START | {"copy_examples", "hallucinate", "long_pairs"} == WARM_START_FIELDS
     assert TRAIN_FIELDS <= WARM_START_FIELDS  # a warm start keeps the network alone
     assert {"dropout", "max_decode_len", "tag_bundles"} == WARM_START_FIELDS & MODEL_FIELDS
     assert RESUME_FIELDS == OLD_RESUME
@@ -228,7 +229,7 @@ OTHER_VALUES = {
     "tag_bundles": "set", "learning_rate": 2e-3, "batch_size": 8, "max_grad_norm": 1.0,
     "lr_decay": 0.25, "min_learning_rate": 1e-5, "copy_examples": 0.5, "max_epochs": 5,
     "patience": 2, "eval_batch_size": 64, "seed": 9, "preset": "paper", "dev_sample": 10,
-    "language_temperature": 2.0, "encoder": "transformer", "hallucinate": 500,
+    "language_temperature": 2.0, "encoder": "transformer", "hallucinate": 500, "long_pairs": 300,
 }  # fmt: skip
 
 

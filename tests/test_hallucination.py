@@ -1,5 +1,7 @@
 """Hallucinated training pairs (Anastasopoulos & Neubig 2019): the alignment's stem runs, the
-substitution, the fill-up per language, and the trainer's use and record of them."""
+substitution, the fill-up per language, and the trainer's use and record of them; long pairs
+(stems lengthened by pieces of other lemmas, issue 63): where the insertion goes, what it is made
+of, how many, and the trainer's use and record of them."""
 
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ from click.testing import CliRunner
 from inflect.cli import main
 from inflect.nn.checkpoint import load_checkpoint
 from inflect.training.config import Config, TrainConfig
-from inflect.training.hallucination import alphabet, hallucinate, hallucinate_item, stem_runs
+from inflect.training.hallucination import (
+    alphabet,
+    hallucinate,
+    hallucinate_item,
+    lengthen,
+    lengthen_item,
+    stem_runs,
+)
 from inflect.training.items import Item, TrainingData
 from inflect.training.trainer import Trainer, train
 
@@ -176,3 +185,84 @@ def test_a_run_with_hallucinated_pairs_resumes_to_the_same_weights(tmp_path):
     assert a.metadata["training"]["hallucinated"] == b.metadata["training"]["hallucinated"]
     for key, tensor in a.network.state_dict().items():
         assert tensor.equal(b.network.state_dict()[key]), key
+
+
+# ------------------------------------------------------------------------- long pairs
+
+
+def _insertion(short: tuple[str, ...], long: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+    """Where ``long`` is ``short`` with one block inserted: (index, block), found by hand (the
+    longest common prefix, then the rest must be a suffix); the first such index."""
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    n = len(long) - len(short)
+    assert long[i + n:] == short[i:], (short, long)
+    return i, long[i : i + n]
+
+
+def test_a_long_pair_inserts_the_same_block_inside_a_stem_run_of_lemma_and_form():
+    # legen -> gelegt: the stem run "leg" (lemma 0..2, form 2..4); the insertion goes strictly
+    # inside it, after "l" or after "le", in the lemma and the form alike
+    pieces = [tuple("ampe"), tuple("rkel")]  # "Lampe", "Merkel" without their first letter
+    for seed in range(40):
+        new = lengthen_item(item("legen", "gelegt"), pieces, 8, random.Random(seed))
+        at, block = _insertion(tuple("legen"), new.source)
+        at_form, block_form = _insertion(tuple("gelegt"), new.target)
+        assert block == block_form and at_form == at + 2 and at in (1, 2)
+        assert 3 <= len(block) <= 8 and new.features == ("V", "PST") and new.language == "x"
+        # the block is a prefix of a concatenation of the pieces
+        joined = {"".join(p) for p in pieces}
+        text = "".join(block)
+        assert any(text.startswith(a) or a.startswith(text) for a in joined) or any(
+            (a + b).startswith(text) for a in joined for b in joined)
+
+
+def test_a_long_pair_needs_a_stem_run_without_spaces():
+    pieces = [tuple("abcd")]
+    assert lengthen_item(item("Haus", "Häuser"), pieces, 8, random.Random(1)) is None
+    # "a b" aligned whole, but it holds a space: no run may take the insertion
+    assert lengthen_item(item("a bx", "a by"), pieces, 8, random.Random(1)) is None
+    assert lengthen_item(item("legen", "gelegt"), [], 8, random.Random(1)) is None
+
+
+def test_long_pairs_per_language_beside_the_items_and_seeded():
+    xs = [item(lem, "ge" + lem[:-2] + "t", lang="x") for lem in ("sagen", "machen", "legen")]
+    ys = [item("kaufen", "gekauft", lang="y"), item("Haus", "Häuser", lang="y")]
+    made = lengthen(xs + ys, 25, seed=3)
+    assert [it.language for it in made] == ["x"] * 25 + ["y"] * 25
+    longest = {"x": 6, "y": 6}
+    for new in made:
+        source, target = "".join(new.source), "".join(new.target)
+        assert target == "ge" + source[:-2] + "t"  # the stem grew in both alike
+        assert len(new.source) - 6 <= 2 * longest[new.language]
+        own = xs if new.language == "x" else ys  # letters of the language's own lemmas
+        assert set(source) <= {s for it in own for s in it.source}
+    assert max(len(it.source) for it in made) > 2 * 6  # some at least twice the longest lemma
+    assert lengthen(xs, 0, seed=1) == []
+    assert lengthen(xs, 30, seed=1) == lengthen(xs, 30, seed=1)
+    assert lengthen(xs, 30, seed=1) != lengthen(xs, 30, seed=2)
+    assert lengthen([item("Haus", "Häuser")], 10, seed=1) == []  # no stem run
+
+
+def test_the_long_pairs_field_is_checked():
+    assert TrainConfig(long_pairs=3000).long_pairs == 3000
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="long_pairs"):
+            TrainConfig(long_pairs=bad)
+    # a checkpoint's config written before the field: its default, none
+    assert TrainConfig.from_dict({"seed": 2}).long_pairs == 0
+
+
+def test_the_trainer_trains_on_long_pairs_and_records_them(tmp_path):
+    train_items, dev_items = synthetic.items(60, seed=1), synthetic.items(20, seed=2)
+    config = Config.from_preset("tiny", long_pairs=30, max_epochs=1)
+    trainer = Trainer(config, TrainingData(train_items, dev_items), tmp_path, device="cpu")
+    trainer.run()
+    assert len(lengthen(train_items, 30, seed=1)) == 30
+    assert trainer.sampler.items_per_epoch == 90  # 60 real pairs and 30 long ones
+    meta = load_checkpoint(tmp_path / "model.safetensors").metadata
+    assert meta["model"]["config"]["long_pairs"] == 30
+    assert meta["training"]["long_pairs"] == {"synth": 30}
+    out = CliRunner().invoke(main, ["train", "--help"])
+    assert "--long-pairs N" in out.output

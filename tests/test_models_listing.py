@@ -124,3 +124,4 @@ def test_a_method_is_shortened_for_the_table_and_kept_whole_in_the_commands():
     whole = "ensemble of 2: from scratch; from scratch, hallucinated pairs to 5,000 a language"
     assert short_method(whole) == "2: scratch; scratch + halluc. 5,000"
     assert short_method("warm start") == "warm" and short_method(None) == "—"
+    assert short_method("warm start, 3,000 long pairs a language") == "warm + long 3,000"

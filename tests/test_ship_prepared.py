@@ -426,6 +426,8 @@ def test_an_ensemble_variant_ships_under_its_models_name_and_says_how_it_was_mad
     assert registry.method_of([scratch, scratch]) == "ensemble of 2, each from scratch"
     assert registry.method_of([scratch, halluc]) == (
         "ensemble of 2: from scratch; from scratch, hallucinated pairs to 5,000 a language")
+    long = warm.replace("--out c", "--long-pairs 3000 --out d")
+    assert registry.method_of([long]) == "warm start, 3,000 long pairs a language"
 
 
 def test_only_int4_leaves_out_the_other_storage(tmp_path):

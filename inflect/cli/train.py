@@ -25,7 +25,7 @@ _TRAIN_CONFIG_OPTIONS = {
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
     "language_temperature": "language_temperature", "emb_dim": "emb_dim",
     "hidden_dim": "hidden_dim", "layers": "layers", "hallucinate": "hallucinate",
-    "encoder": "encoder",
+    "long_pairs": "long_pairs", "encoder": "encoder",
 }
 
 #: ``--data-dir`` of train and queue (the other commands':
@@ -142,6 +142,13 @@ class _ReadHelp(click.Option):
                                 "identical letters) has random letters of the language, made "
                                 "once from --seed (default: the preset's: "
                                 f"{_by_preset('hallucinate')}; 0: none).")
+@click.option("--long-pairs", type=click.IntRange(min=0, max=defaults.MAX_HALLUCINATE),
+              default=None, metavar="N", cls=_ReadHelp,
+              make_help=lambda: "Add N long pairs per language for long new words (compounds): "
+                                "copies of its pairs whose stem has pieces of its other lemmas "
+                                "inserted, in lemma and form alike (up to twice its "
+                                "longest lemma); made once from --seed (default: the preset's: "
+                                f"{_by_preset('long_pairs')}; 0: none).")
 @click.option("--checkpoint-minutes", type=FiniteFloat(min=0), default=None,
               help="Save the resumable trainer state at least this often inside an epoch "
                    f"(default {defaults.CHECKPOINT_SECONDS / 60:g}).")
@@ -164,8 +171,8 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
                   out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
                   learning_rate, dev_sample,
-                  language_temperature, hallucinate, checkpoint_minutes, precision, device, threads, resume,
-                  init_from, data_dir):
+                  language_temperature, hallucinate, long_pairs, checkpoint_minutes, precision,
+                  device, threads, resume, init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
@@ -196,6 +203,7 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
         learning_rate=learning_rate, dev_sample=dev_sample,
         language_temperature=language_temperature, emb_dim=emb_dim,
         feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers, hallucinate=hallucinate,
+        long_pairs=long_pairs,
     )
     ctx = click.get_current_context()
     given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()

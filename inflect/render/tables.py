@@ -11,6 +11,7 @@ markup). A table too wide for the terminal gives way to a narrower layout
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -255,14 +256,15 @@ def prediction_table(pred: Record) -> Group:
 def short_method(method: str | None) -> str:
     """A registry ``method`` in a table's few columns: ``ensemble of 2: from scratch; from
     scratch, hallucinated pairs to 5,000 a language`` -> ``2: scratch; scratch + halluc.
-    5,000``; ``—`` where none is recorded."""
+    5,000``; ``, 3,000 long pairs a language`` -> `` + long 3,000``; ``—`` where none is
+    recorded."""
     if not method:
         return "—"
     for long, short in (("ensemble of ", ""), ("from scratch", "scratch"),
                         ("warm start", "warm"), (", hallucinated pairs to ", " + halluc. "),
                         (" a language", "")):
         method = method.replace(long, short)
-    return method
+    return re.sub(r", ([\d,]+) long pairs", r" + long \1", method)
 
 
 def models_table(models: Sequence[ShippedModel], method: bool = True) -> Table:

@@ -72,6 +72,12 @@ class TrainConfig:
             is replaced by random symbols of the language's alphabet, made once from the seed
             (the autoencoding items are drawn from the real pairs only). 0 (the paper's
             setting) adds none. Not used on dev.
+        long_pairs: long pairs per language beside the training set
+            (:func:`inflect.training.hallucination.lengthen`): a pair whose stem run is
+            lengthened by pieces of the language's other lemmas, in the lemma and the form alike,
+            up to twice the language's longest lemma inserted, made once from the seed; for long
+            new words (compounds) that the data's lemmas are too short to teach. 0 (the paper's
+            setting) adds none. Not used on dev.
         max_epochs: maximum number of passes over the training data.
         patience: stop after this many epochs without a better dev accuracy.
         eval_batch_size: examples per batch in dev evaluation (the dev loss and accuracy do
@@ -92,6 +98,7 @@ class TrainConfig:
     min_learning_rate: float = changeable(0.0, WARM_START)
     copy_examples: float = changeable(0.0, WARM_START)
     hallucinate: int = changeable(0, WARM_START)
+    long_pairs: int = changeable(0, WARM_START)
     max_epochs: int = changeable(30, WARM_START, RESUME)
     patience: int = changeable(10, WARM_START, RESUME)
     eval_batch_size: int = changeable(defaults.EVAL_BATCH_SIZE, WARM_START, RESUME)
@@ -120,11 +127,12 @@ class TrainConfig:
         if not 0.0 <= self.copy_examples <= 10.0:
             raise ValueError(f"config copy_examples must be in [0, 10], got {self.copy_examples}")
         limit = defaults.MAX_HALLUCINATE
-        if not isinstance(self.hallucinate, int) or not 0 <= self.hallucinate <= limit:
-            raise ValueError(
-                f"config hallucinate must be an integer in [0, {limit}], "
-                f"got {self.hallucinate!r}"
-            )
+        for name in ("hallucinate", "long_pairs"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limit:
+                raise ValueError(
+                    f"config {name} must be an integer in [0, {limit}], got {value!r}"
+                )
         if self.patience < 1:
             raise ValueError(f"config patience must be >= 1, got {self.patience}")
         if not isinstance(self.dev_sample, int) or self.dev_sample < 0:

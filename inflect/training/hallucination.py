@@ -14,6 +14,15 @@ drawn from the language's training alphabet, which may be the symbol it replaces
 authors' code), so a hallucinated pair can, rarely, repeat its original. The alignment is the Levenshtein alignment of
 :func:`rapidfuzz.distance.Levenshtein.opcodes` (its ``equal`` blocks are the runs).
 
+Long pairs (:func:`lengthen`, ``inflect train --long-pairs N``) are a second kind: a stem run is
+lengthened, not replaced. Pieces of other lemmas of the language are inserted inside the run (its
+edges kept), at the same place in the lemma and the form, so that the model sees lemmas up to
+about three times as long as the language's longest, written with the language's own sequences of
+letters: a new compound (German, Dutch, Swedish, Finnish) is longer than almost every lemma of the
+training data, and a model trained without such words garbles the long stem it should copy
+(``Assemblerspracheschwierigkeit`` -> ``Assemblersprachwierigkeit Am``; the made-up-compound
+test, :mod:`inflect.evaluation.compounds`).
+
 Everything is a function of the items and the seed (:class:`random.Random` seeded with the seed
 and the language's name), so a resumed run rebuilds the same pairs.
 """
@@ -28,7 +37,15 @@ from rapidfuzz.distance import Levenshtein
 
 from inflect.training.items import Item
 
-__all__ = ["MIN_RUN", "alphabet", "hallucinate", "hallucinate_item", "stem_runs"]
+__all__ = [
+    "MIN_RUN",
+    "alphabet",
+    "hallucinate",
+    "hallucinate_item",
+    "lengthen",
+    "lengthen_item",
+    "stem_runs",
+]
 
 #: The shortest run of aligned identical symbols taken as stem (the paper's 3).
 MIN_RUN = 3
@@ -141,5 +158,100 @@ def hallucinate(items: Sequence[Item], size: int, seed: int) -> list[Item]:
                     made.append(new)
                     if len(made) == missing:
                         break
+        out += made
+    return out
+
+
+def _pieces(items: Sequence[Item]) -> list[tuple[str, ...]]:
+    """The lemmas of ``items`` without their first symbol (a capital in German nouns), each cut
+    at its first symbol that may not be replaced (:func:`_replaceable`), those of at least
+    :data:`MIN_RUN` symbols, in order of first appearance, each once."""
+    out: dict[tuple[str, ...], None] = {}
+    for it in items:
+        cut = next((k for k, s in enumerate(it.source[1:]) if not _replaceable(s)), None)
+        piece = it.source[1:] if cut is None else it.source[1 : 1 + cut]
+        if len(piece) >= MIN_RUN:
+            out[piece] = None
+    return list(out)
+
+
+def lengthen_item(
+    item: Item, pieces: Sequence[tuple[str, ...]], longest: int, rng: random.Random
+) -> Item | None:
+    """One long pair from ``item``, or None where it has no stem run (:func:`stem_runs`) whose
+    symbols may all be replaced (:func:`_replaceable`: no space or punctuation).
+
+    A run (:func:`stem_runs`, at least :data:`MIN_RUN` symbols) is chosen uniformly, and a
+    place strictly inside it (the run's first and last symbols stay its edges); there pieces
+    drawn uniformly (lemmas of the language without their first symbol, :func:`_pieces`),
+    joined and cut to a length drawn uniformly from ``MIN_RUN`` to ``longest``, are inserted
+    into the lemma and the form alike. The tag bundle and language are kept.
+
+    Args:
+        item: a training pair.
+        pieces: the language's pieces (:func:`_pieces`), not empty.
+        longest: the most symbols inserted (:func:`lengthen` gives twice the language's
+            longest lemma).
+        rng: the random source.
+
+    Returns:
+        An :class:`~inflect.training.items.Item`, its lemma and form each longer by the same
+        inserted symbols.
+    """
+    runs = [
+        (s, t, n)
+        for s, t, n in stem_runs(item.source, item.target)
+        if all(_replaceable(x) for x in item.source[s : s + n])
+    ]
+    if not runs or not pieces:
+        return None
+    s, t, n = rng.choice(runs)
+    at = rng.randint(1, n - 1)
+    size = rng.randint(MIN_RUN, max(MIN_RUN, longest))
+    inserted: list[str] = []
+    while len(inserted) < size:
+        inserted += rng.choice(pieces)
+    inserted = inserted[:size]
+    source = (*item.source[: s + at], *inserted, *item.source[s + at :])
+    target = (*item.target[: t + at], *inserted, *item.target[t + at :])
+    return Item(source, item.features, item.language, target)
+
+
+def lengthen(items: Sequence[Item], size: int, seed: int) -> list[Item]:
+    """``size`` long pairs per language (:func:`lengthen_item`), beside the items.
+
+    For each language, its items are visited in a random order (repeatedly, as often as needed)
+    and each gives one long pair until the language has ``size`` of them; a language whose
+    pairs have no stem run gets none.
+
+    Args:
+        items: the training items (any number of languages).
+        size: long pairs per language (0: none).
+        seed: the run's seed; the pairs are a function of the items, the seed and ``size``.
+
+    Returns:
+        The new items only, grouped by language in the order languages first appear.
+    """
+    by_language: dict[str | None, list[Item]] = {}
+    for it in items:
+        by_language.setdefault(it.language, []).append(it)
+    out: list[Item] = []
+    for language, own in by_language.items() if size > 0 else ():
+        rng = random.Random(f"lengthen:{seed}:{language}")
+        pieces = _pieces(own)
+        longest = 2 * max(len(it.source) for it in own)
+        made: list[Item] = []
+        usable = list(own) if pieces else []
+        while usable and len(made) < size:
+            rng.shuffle(usable)
+            kept = []
+            for it in usable:
+                new = lengthen_item(it, pieces, longest, rng)
+                if new is not None:
+                    kept.append(it)
+                    made.append(new)
+                    if len(made) == size:
+                        break
+            usable = kept if len(made) < size else []
         out += made
     return out

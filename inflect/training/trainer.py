@@ -53,7 +53,7 @@ from inflect.training import state as run_state
 from inflect.training.config import Config
 from inflect.training.dev import dev_figures, dev_sample
 from inflect.training.distributed import World, data_parallel_loss
-from inflect.training.hallucination import hallucinate
+from inflect.training.hallucination import hallucinate, lengthen
 from inflect.training.items import TrainingData, copy_pool, encode_items, record_training_data
 from inflect.training.metrics import EpochMetrics, write_metrics
 from inflect.training.results import TrainingDiverged, TrainingInterrupted, TrainResult
@@ -192,6 +192,10 @@ class Trainer:
         made = hallucinate(train, procedure.hallucinate, procedure.seed)
         if made:
             self.common["hallucinated"] = dict(Counter(it.language or "" for it in made))
+        long = lengthen(train, procedure.long_pairs, procedure.seed)
+        if long:
+            self.common["long_pairs"] = dict(Counter(it.language or "" for it in long))
+        made += long
         self.encoded = encode_items(self.model, train + made + copies)
         self.sampler = EpochSampler.of(
             train + made, copies, n_copy, procedure.language_temperature, procedure.seed
@@ -384,9 +388,12 @@ class Trainer:
 
     def _training_facts(self) -> dict[str, Any]:
         """The ``training`` facts of ``model.safetensors``: the run's summary and, for a warm
-        start, the checkpoint it began from (``init_from``); with hallucinated pairs, their
-        number per language (``hallucinated``)."""
-        extra = {k: self.common[k] for k in ("init_from", "hallucinated") if k in self.common}
+        start, the checkpoint it began from (``init_from``); with hallucinated pairs and long
+        pairs, their numbers per language (``hallucinated``, ``long_pairs``)."""
+        extra = {
+            k: self.common[k] for k in ("init_from", "hallucinated", "long_pairs")
+            if k in self.common
+        }
         return self.state.summary(self.data) | extra
 
     def _save_state(self) -> None:

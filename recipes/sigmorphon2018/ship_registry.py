@@ -106,6 +106,8 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
         out = f"runs/{data.get('setting', 'run')}/{lang}" + (f"-{member}" if member > 1 else "")
     if cfg.get("hallucinate"):
         parts.append(f"--hallucinate {cfg['hallucinate']}")
+    if cfg.get("long_pairs"):
+        parts.append(f"--long-pairs {cfg['long_pairs']}")
     if not init and cfg["learning_rate"] != preset["learning_rate"]:
         parts.append(f"--learning-rate {cfg['learning_rate']:g}")
     if init:  # a warm start: the checkpoint it began from, and its learning rate
@@ -121,7 +123,8 @@ def command_of(facts: dict[str, Any], member: int, out: str | None = None) -> st
 def method_of(commands: list[str]) -> str:
     """How a model's members were made, in words, from their `inflect train` commands: each
     member from scratch or a warm start (``--init-from``), with hallucinated pairs
-    (``--hallucinate N``) where it had them; several members are an ensemble."""
+    (``--hallucinate N``) and long pairs (``--long-pairs N``) where it had them; several
+    members are an ensemble."""
     import re
 
     ways = []
@@ -130,6 +133,9 @@ def method_of(commands: list[str]) -> str:
         pairs = re.search(r"--hallucinate (\d+)", command)
         if pairs:
             way += f", hallucinated pairs to {int(pairs.group(1)):,} a language"
+        long = re.search(r"--long-pairs (\d+)", command)
+        if long:
+            way += f", {int(long.group(1)):,} long pairs a language"
         ways.append(way)
     if len(ways) == 1:
         return ways[0]
