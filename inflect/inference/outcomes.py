@@ -179,6 +179,10 @@ class Prediction(Record):
         source: the input's file, or None.
         model: the name of the shipped model that answered (``inflect models``; e.g.
             ``"finnish-high"``), or None for checkpoints given by path.
+        conflict: True where the sources of the attested forms disagree (two lexicons that
+            hold the input share no form: lemminflect's ``said``, the shared-task data's
+            ``sayed``; :class:`inflect.lexicon.Consultation`); both are listed, the earlier
+            lexicon's first.
         forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
             warnings, line: see :class:`Record`.
     """
@@ -188,6 +192,7 @@ class Prediction(Record):
     language: str
     source: str | None = None
     model: str | None = None
+    conflict: bool = False
 
     @property
     def inputs(self) -> tuple[str, str, str]:
@@ -206,6 +211,7 @@ class Prediction(Record):
             "tags": self.tags,
             "language": self.language,
             **self._outcome_dict(),
+            "conflict": self.conflict,
             "source": self.source,
             "line": self.line,
             "model": self.model,

@@ -36,7 +36,7 @@ import torch
 from inflect.inference.outcomes import Form, Outcome, Prediction
 from inflect.inference.queries import InputError, Prepared, make_query
 from inflect.inference.searcher import Searcher
-from inflect.lexicon import Lexicon, Lexicons
+from inflect.lexicon import Consultation, Lexicon, Lexicons
 from inflect.nn.checkpoint import LoadedModel
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.vocab import UnknownSymbolWarning
@@ -264,10 +264,31 @@ class Predictor(Searcher):
             )
         notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
         spec = codec.spec
+        consulted = self._consult(query, spec)
+        if consulted is not None:
+            notes.extend(consulted.notes)
         return Prepared(
             query, symbols, codec, query.tags.multiset, spec.name, spec.direction, notes,
-            tuple(unknown),
+            tuple(unknown), consulted,
         )
+
+    def _consult(self, query: Example, spec: Any) -> Consultation | None:
+        """What :attr:`lexicons` say about ``query`` (None without a lexicon).
+
+        Raises:
+            InputError: (strict) the lemma is not listed as written and would be answered for
+                another spelling (``haus`` for ``Haus``).
+            DataFormatError, LexiconError: a lexicon read at its first use fails.
+        """
+        if not self.lexicons:
+            return None
+        found = self.lexicons.consult(spec.name, spec.normalize_input(query.lemma), query.tags)
+        if found.read_as is not None and self.strict:
+            raise InputError(
+                f"the lemma is not listed as written; the dictionaries list {found.read_as!r} "
+                "(--strict refuses a lemma read as another spelling; without it, the answer is "
+                f"for {found.read_as!r}, with a note)", query.lemma, query.source, query.line)
+        return found
 
     def _checked_bundle(self, query: Example, language: str) -> tuple[Example, list[str]]:
         """For a shipped model (trained on the shared task's data), the query with its tag bundle
@@ -313,20 +334,20 @@ class Predictor(Searcher):
         return notes
 
     def attested(self, item: Prepared, model_forms: Sequence[Form] = ()) -> tuple[Form, ...]:
-        """The attested forms of a prepared input by :attr:`lexicons` (empty without one), each
-        with its source and the probability ``model_forms`` give the same text (0.0 if none).
+        """The attested forms of a prepared input by :attr:`lexicons` (as looked up when it was
+        prepared; empty without a lexicon), each with its source and the probability
+        ``model_forms`` give the same text (0.0 if none).
 
         Raises:
             DataFormatError, LexiconError: a lexicon read at its first use fails.
         """
-        if not self.lexicons:
+        found = item.attested
+        if found is None:
+            found = self._consult(item.query, item.codec.spec)
+        if found is None:
             return ()
-        q = item.query
-        found = self.lexicons.lookup(
-            item.language or "", item.codec.spec.normalize_input(q.lemma), q.tags
-        )
         model = {f.form: f.probability for f in model_forms}
-        return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found)
+        return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found.forms)
 
     def record(self, item: Prepared, outcome: Outcome) -> Prediction:
         """The :class:`Prediction` of one searched input: the attested forms (:meth:`attested`)
@@ -340,6 +361,7 @@ class Predictor(Searcher):
             item.language or "",
             q.source,
             self.model_name,
+            conflict=bool(item.attested is not None and item.attested.conflict),
             warnings=tuple(item.warnings),
             line=q.line,
             **fields,

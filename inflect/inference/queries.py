@@ -80,6 +80,9 @@ class Prepared:
             in training (sorted; read as the unknown feature, noted in ``warnings``), as
             ``prepare`` found them; ``()``: the model knows every one, so batching maps them to
             ids without a second test; None: not checked (batching tests each feature).
+        attested: what the lexicons say about the input (an
+            :class:`inflect.lexicon.Consultation`), looked up when it was prepared; None: not
+            looked up (no lexicon, or a query that is not an inflection).
     """
 
     query: Any
@@ -90,6 +93,7 @@ class Prepared:
     direction: str = "ltr"
     warnings: list[str] = field(default_factory=list)
     unknown_features: tuple[str, ...] | None = None
+    attested: Any = None
 
 
 def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -> Example:

@@ -28,6 +28,7 @@ as a :class:`inflect.text.records.TagBundle` (order-free, by the bundle's own eq
 from inflect.lexicon.core import (
     SHARED_TASK_SOURCE,
     Attestation,
+    Consultation,
     Lexicon,
     LexiconError,
     Lexicons,
@@ -40,6 +41,7 @@ __all__ = [
     "SHARED_TASK_SOURCE",
     "SHIPPED_STORE",
     "Attestation",
+    "Consultation",
     "FileLexicon",
     "Lexicon",
     "LexiconError",

@@ -1,5 +1,11 @@
 """English from ``lemminflect`` (its dictionary of inflections; the rules for unknown words are
-not asked): Penn Treebank tags mapped to the UniMorph bundles of the English shared-task data."""
+not asked): Penn Treebank tags mapped to the UniMorph bundles of the English shared-task data.
+
+The dictionary is asked for the lemma in lower case and the lemma's letter case is carried into
+the forms (:func:`inflect.lexicon.field.carry_case`: ``MiST`` -> ``MiSTed``, where lemminflect
+itself would write ``Misted``). A form that writes the lemma with a hyphen or a space it does
+not have (``over-wrote`` for ``overwrite``, ``proof reads`` for ``proofread``) spells another
+lemma and is left out (and the other way round)."""
 
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ class LemmInflect(FieldDictionary):
     module = "lemminflect"
     codes: ClassVar[dict[str, str]] = {"english": "en"}
     parts_of_speech = frozenset({"V", "N", "ADJ"})
+    lower_case = True
 
     def load(self, code: str) -> Any:
         import lemminflect
@@ -48,5 +55,11 @@ class LemmInflect(FieldDictionary):
             if upos not in found:
                 found[upos] = backend.getAllInflections(lemma, upos=upos)
             for form in found[upos].get(penn, ()):
-                add_form(table, tags, form)
+                if _joints(form) == _joints(lemma):
+                    add_form(table, tags, form)
         return table
+
+
+def _joints(text: str) -> tuple[int, int]:
+    """How many hyphens and spaces ``text`` writes (``over-wrote``: one hyphen)."""
+    return text.count("-"), text.count(" ")
