@@ -222,6 +222,10 @@ class Predictor(Searcher):
     def prepare(self, query: Example) -> Prepared:
         """Validate one query and turn it into model symbols.
 
+        The lexicons are consulted here (:meth:`_consult`); where they answer for another
+        spelling of the lemma than the one given (``Haus`` for ``haus``), the model is asked
+        for that word too, and a note says so.
+
         A UniMorph feature the model has not seen is read as the unknown feature (a note in
         the record, one warning per feature; :meth:`_unknown_features`), or refused where
         :attr:`strict`.
@@ -254,6 +258,10 @@ class Predictor(Searcher):
                 line,
             )
         notes.extend(self._unknown_features(unknown))
+        spec = codec.spec
+        consulted = self._consult(query, spec)
+        if consulted is not None and consulted.read_as is not None:
+            symbols = codec.encode(consulted.read_as)  # the model asked for the word listed
         if len(symbols) > self.max_input_len:
             raise InputError(
                 f"lemma of {len(symbols)} symbols is longer than the model's limit of "
@@ -263,8 +271,6 @@ class Predictor(Searcher):
                 line,
             )
         notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
-        spec = codec.spec
-        consulted = self._consult(query, spec)
         if consulted is not None:
             notes.extend(consulted.notes)
         return Prepared(

@@ -31,7 +31,9 @@ NOUN case, number             ``N;<case>;<number>``
 ADJF case, gender|plur        ``ADJ;<case>;<gender>;SG`` / ``ADJ;<case>;PL``, with ``ANIM`` or
                               ``INAN`` in the accusative where the form has it
 ADJS gender|plur              ``ADJ;<gender>;SG;LGSPEC1`` / ``ADJ;PL;LGSPEC1`` (short form)
-INFN (ru), VERB infn (uk)     ``V;NFIN``
+INFN (ru), VERB infn (uk)     ``V;NFIN`` (the lemma itself first); the Ukrainian
+                              dictionary writes some infinitives with the case the verb governs
+                              and no ``infn`` (``могти``: ``rv_accs``): those too
 VERB indc past                ``V;PST;<gender>;SG`` / ``V;PST;PL``
 VERB indc pres / futr         ``V;PRS;<person>;<number>`` / ``V;FUT;<person>;<number>``
 imperfective future           ``V;FUT;<person>;<number>``: ``буду`` + the imperfective infinitive
@@ -59,6 +61,8 @@ bundle                          first
 ``ADJ;ESS;SG`` (masc., neut.)   the full ending ``-ому/-ьому`` before the short ``-ім``
 ``V;IMP;1;PL``                  the full ``-імо/-мо`` (``зробімо``) before the short ``-ім``
 ==============================  ===========================================================
+
+each lexeme by its own animacy, a living being's before a homonym that is not one (``комар``).
 
 Cases ``nomn gent datv accs ablt loct voct`` are ``NOM GEN DAT ACC INS ESS VOC``; the second
 genitive and locative (``gen2``, ``loc2``), comparatives, superlatives (``Supr``) and
@@ -105,6 +109,7 @@ _LEFT_OUT = {"gen2", "loc2", "Supr", "Impe", "COMP", "Cmp2"}
 PROPER = frozenset({"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"})
 #: The grammemes of a form that is no form of the language: hypothetical, an error, a distortion.
 NOT_A_FORM = frozenset({"Hypo", "Erro", "Dist"})
+_INFINITIVE = TagBundle.parse("V;NFIN")
 #: The apostrophe each language's shared-task data write (pymorphy3's dictionaries write U+0027).
 DATA_APOSTROPHE = {"ukrainian": "\u2019"}
 
@@ -131,6 +136,9 @@ def unimorph_bundle(tag: Any) -> str | None:
     if pos == "ADJS":
         return f"ADJ;{_gender_number(tag)};LGSPEC1"
     if pos == "INFN" or (pos == "VERB" and "infn" in grammemes):
+        return "V;NFIN"
+    if (pos == "VERB" and any(g.startswith("rv_") for g in grammemes)  # VESUM's infinitive of
+            and not tag.tense and not tag.person and "impr" not in grammemes):  # a governing verb
         return "V;NFIN"
     if pos == "VERB" and "impr" in grammemes:
         inclusive = "incl" in grammemes or tag.person == "1per"  # отмахнём, зробімо
@@ -183,34 +191,50 @@ class Pymorphy(FieldDictionary):
         lexemes = _lexemes(backend, fold_apostrophes(lemma), pos)
         if not lexemes:
             return None
+        if language == "ukrainian":  # a living being's lexeme before a homonym that is not one
+            lexemes.sort(key=lambda p: "anim" not in p.tag.grammemes)  # (комар): its forms lead
         table: Paradigm = {}
         analytic: Paradigm = {}  # the imperfective future, first in its bundles
-        apostrophe = DATA_APOSTROPHE.get(language, "'")
         for parse in lexemes:
-            abbreviation = bool({"Abbr", "Orgn"} & set(parse.tag.grammemes))
-            lexeme = parse.lexeme
-            auxiliary = set(FUTURE_AUXILIARY[language].values())
-            own_future = any(f.word in auxiliary and f.tag.tense == "futr" for f in lexeme)
-            for form in lexeme:
-                grammemes = set(form.tag.grammemes)
-                if grammemes & NOT_A_FORM or ("Abbr" in grammemes
-                                               and "Abbr" not in parse.tag.grammemes):
-                    continue
-                tags = unimorph_bundle(form.tag)
-                text = carry_case(lemma, form.word, abbreviation)
-                if tags is None or text is None:
-                    continue
-                text = text.replace("'", apostrophe)
-                if tags == "V;NFIN" and form.tag.aspect == "impf" and not own_future:
-                    for (person, number), aux in FUTURE_AUXILIARY[language].items():
-                        add_form(analytic, f"V;FUT;{person};{number}", f"{aux} {text}")
-                add_form(table, tags, text)
+            for tags, forms in self._lexeme(parse, language, lemma, analytic).items():
+                for form in forms:
+                    add_form(table, tags.text, form)
         for tags, forms in analytic.items():
             table[tags] = [*forms, *(f for f in table.get(tags, ()) if f not in forms)]
-        if language == "ukrainian":
-            _preferred(table, "anim" in lexemes[0].tag.grammemes)
+        infinitive = table.get(_INFINITIVE)
+        if infinitive and lemma in infinitive:  # the citation form first (бути before буть)
+            table[_INFINITIVE] = [lemma, *(f for f in infinitive if f != lemma)]
         listed = carry_case(lemma, lexemes[0].normal_form) or lemma
-        return Entry(listed.replace("'", apostrophe), table) if table else None
+        return Entry(listed.replace("'", DATA_APOSTROPHE.get(language, "'")), table) \
+            if table else None
+
+    @staticmethod
+    def _lexeme(parse: Any, language: str, lemma: str, analytic: Paradigm) -> Paradigm:
+        """The forms of one lexeme in the lemma's letter case (Ukrainian variants in the
+        grammar's order); its imperfective future is added to ``analytic``."""
+        apostrophe = DATA_APOSTROPHE.get(language, "'")
+        abbreviation = bool({"Abbr", "Orgn"} & set(parse.tag.grammemes))
+        lexeme = parse.lexeme
+        auxiliary = set(FUTURE_AUXILIARY[language].values())
+        own_future = any(f.word in auxiliary and f.tag.tense == "futr" for f in lexeme)
+        table: Paradigm = {}
+        for form in lexeme:
+            grammemes = set(form.tag.grammemes)
+            if grammemes & NOT_A_FORM or ("Abbr" in grammemes
+                                           and "Abbr" not in parse.tag.grammemes):
+                continue
+            tags = unimorph_bundle(form.tag)
+            text = carry_case(lemma, form.word, abbreviation)
+            if tags is None or text is None:
+                continue
+            text = text.replace("'", apostrophe)
+            if tags == "V;NFIN" and form.tag.aspect == "impf" and not own_future:
+                for (person, number), aux in FUTURE_AUXILIARY[language].items():
+                    add_form(analytic, f"V;FUT;{person};{number}", f"{aux} {text}")
+            add_form(table, tags, text)
+        if language == "ukrainian":
+            _preferred(table, "anim" in parse.tag.grammemes)
+        return table
 
 
 def _lexemes(backend: Any, word: str, pos: str) -> list[Any]:
@@ -233,8 +257,7 @@ def _lexemes(backend: Any, word: str, pos: str) -> list[Any]:
         if (case == "lower" and proper) or (case == "title" and not proper):
             continue
         found.setdefault(stack[0][2], parse)  # the paradigm's id: each lexeme once
-    exact = [p for p in found.values() if p.normal_form == key]
-    return exact or list(found.values())
+    return [p for p in found.values() if p.normal_form == key] or list(found.values())
 
 
 #: Ukrainian endings in the order of preference per bundle (see the module's docstring): each

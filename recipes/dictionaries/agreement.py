@@ -41,7 +41,8 @@ KINDS = {
     "joined": "a form holding several written as one (a/b): an adapter bug",
     "bare stem": "the dictionary's form is a bare stem of the lemma: an adapter bug",
     "letter case": "the forms differ in letter case only: an adapter bug",
-    "hyphen or space": "the forms differ in a hyphen or a space only: a form of another lemma",
+    "hyphen or space": "the dictionary's form has a hyphen or a space more, and no other "
+                       "difference: a form of another lemma",
     "variant": "the data choose another of the dictionary's forms",
     "pronoun": "the data write the pronoun of a reflexive or pronominal verb that the lemma, "
                "or the dictionary, does not",
@@ -51,6 +52,9 @@ KINDS = {
     "near": "one or two letters apart: a typo of the data or a misspelling of the dictionary",
     "other": "another form (an error of either, or a variant the other lacks)",
 }
+
+#: The kinds an adapter bug makes (none is allowed by the gate).
+BUG_KINDS = ("joined", "bare stem", "letter case", "hyphen or space")
 
 _PRONOUNS = re.compile(r"^(?:no )?(?:en )?(?:me |te |se |nos |os |nous |vous |m’|t’|s’|m'|t'|s')"
                        r"|-(?:toi|nous|vous|te|se|nos|os)$")
@@ -78,6 +82,10 @@ def sample(pairs: dict, every: int) -> dict:
     lemmas = sorted({lemma for lemma, _ in pairs})[::every]
     chosen = set(lemmas)
     return {key: value for key, value in pairs.items() if key[0] in chosen}
+
+
+def _joints(text: str) -> int:
+    return text.count("-") + text.count(" ")
 
 
 def _bare(text: str) -> str:
@@ -111,7 +119,8 @@ def classify(lemma: str, tags: str, data: str, found: list[str]) -> str:
         return "bare stem"  # a verb's form that is its infinitive less the ending
     if first.lower() == data.lower():
         return "letter case"
-    if first.replace("-", "").replace(" ", "") == data.replace("-", "").replace(" ", ""):
+    if first.replace("-", "").replace(" ", "") == data.replace("-", "").replace(" ", "") and \
+            _joints(first) > _joints(data):  # the dictionary's hyphen or space
         return "hyphen or space"
     if data in found:
         return "variant"
