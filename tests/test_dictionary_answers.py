@@ -157,6 +157,11 @@ def _by_language():
     return groups
 
 
+def _records(output: str) -> list[str]:
+    """The JSON Lines of a command's output (its warnings on stderr are mixed in)."""
+    return [line for line in output.splitlines() if line.startswith("{")]
+
+
 def _attested(forms: list[dict]) -> list[str]:
     return [f["form"] for f in forms if f.get("attested", f.get("source") not in (None, "model"))]
 
@@ -188,7 +193,7 @@ def test_predict_paradigm_and_explain_answer_the_table_alike(no_unimorph):
         out = runner.invoke(main, ["predict", "--lang", language, "--format", "jsonl"],
                             input=lines)
         assert out.exit_code == 0, out.output
-        records = [json.loads(x) for x in out.output.splitlines() if x.startswith("{")]
+        records = [json.loads(x) for x in _records(out.output)]
         for row, record in zip(rows, records, strict=True):
             _check(row, _attested(record["forms"]), record["warnings"], "predict")
             predicted[row[:3]] = _attested(record["forms"])
@@ -199,7 +204,7 @@ def test_predict_paradigm_and_explain_answer_the_table_alike(no_unimorph):
         pos = tags.split(";")[0].split(".")[0]
         out = runner.invoke(main, ["paradigm", "--lang", language, lemma, "--pos", pos,
                                    "--format", "jsonl"])
-        cells = {TagBundle.parse(c["tags"]): c for c in map(json.loads, out.output.splitlines())}
+        cells = {TagBundle.parse(c["tags"]): c for c in map(json.loads, _records(out.output))}
         if TagBundle.parse(tags) in cells:
             cell = cells[TagBundle.parse(tags)]
             assert _attested(cell["forms"]) == predicted[row[:3]], ("paradigm", row)
@@ -227,7 +232,7 @@ def test_the_paradigm_grid_says_which_forms_are_guesses(no_unimorph):
     assert attested + other == total and 0 < attested < total
     jsonl = runner.invoke(main, ["paradigm", "--lang", "spanish", "pasar", "--pos", "V",
                                  "--format", "jsonl"])
-    records = [json.loads(x) for x in jsonl.output.splitlines()]
+    records = [json.loads(x) for x in _records(jsonl.output)]
     assert len(records) == total
     assert sum(any(f["source"] for f in r["forms"]) for r in records) == attested
     alone = runner.invoke(main, ["paradigm", "--lang", "spanish", "pasar", "--pos", "V",
@@ -241,8 +246,10 @@ def test_strict_refuses_a_lemma_read_as_another_spelling(no_unimorph):
     need("german_nouns")
     runner = CliRunner()
     args = ["predict", "--lang", "german", "haus", "N;NOM;PL", "--format", "jsonl"]
-    record = json.loads(runner.invoke(main, args).output)
+    out = runner.invoke(main, args)
+    record = json.loads(out.output.splitlines()[0])
     assert record["forms"][0]["form"] == "Häuser" and record["forms"][0]["attested"]
+    assert "warning: 'haus' is not listed as written: answered for 'Haus'" in out.output
     refused = runner.invoke(main, [*args, "--strict"])
     assert refused.exit_code == 1
     assert "'Haus'" in refused.output and "--strict" in refused.output
@@ -273,3 +280,40 @@ def test_serve_answers_the_table_as_predict_does(no_unimorph):
                                                                          "dècryptera"]
     finally:
         server.stop()
+
+
+class _Layer:
+    """A lexicon that holds one input's forms (a test double of a layer)."""
+
+    def __init__(self, name: str, forms: list[str], **attributes) -> None:
+        self.name, self.forms = name, forms
+        self.__dict__.update(attributes)
+
+    def lookup(self, language, lemma, tags):
+        from inflect.lexicon import Attestation
+
+        return tuple(Attestation(f, self.name) for f in self.forms)
+
+    def languages(self):
+        return frozenset({"english"})
+
+
+def test_forms_more_sources_attest_come_first_the_user_s_before_all():
+    from inflect.lexicon import Lexicons
+
+    tags = TagBundle.parse("V;PST")
+
+    def answer(*layers):
+        found = Lexicons(layers).consult("english", "x", tags)
+        return [a.form for a in found.forms], found.conflict
+
+    dictionary = _Layer("dictionary", ["scommessero", "scommisero"])
+    assert answer(dictionary, _Layer("data", ["scommisero"], family="UniMorph")) == (
+        ["scommisero", "scommessero"], False)
+    # UniMorph and the shared-task data sampled from it are one source: a tie, the
+    # dictionary's first, and a conflict (no form in common)
+    assert answer(_Layer("dictionary", ["said"]), _Layer("UniMorph", ["sayed"], family="UniMorph"),
+                  _Layer("data", ["sayed"], family="UniMorph")) == (["said", "sayed"], True)
+    # the user's forms first, whatever the others agree on
+    assert answer(_Layer("mine.tsv", ["mine"], user=True), _Layer("dictionary", ["theirs"]),
+                  _Layer("data", ["theirs"], family="UniMorph")) == (["mine", "theirs"], True)

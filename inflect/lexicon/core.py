@@ -122,9 +122,10 @@ class Lexicons:
     ``Lexicons([FileLexicon(["mine.tsv"]), *field_dictionaries(), UniMorphLexicon(),
     ShippedLexicon()])`` (what :func:`inflect.lexicon.load_lexicons` builds): the user's forms
     first, then the others', each form once with the sources that attest it joined by ``; ``.
-    Among the forms of the other layers, a form that more layers attest comes first (the
-    shared-task data confirm ``scommisero`` of verbecc's ``scommessero/scommisero``); between
-    forms attested alike, the earlier layer's first. Where two layers share no form, both are
+    Among the forms of the other layers, a form that more independent sources attest comes
+    first (the shared-task data confirm ``scommisero`` of verbecc's ``scommessero/scommisero``;
+    UniMorph and the shared-task data sampled from it are one source: a layer's ``family``);
+    between forms attested alike, the earlier layer's first. Where two layers share no form, both are
     listed and the input is marked as a conflict (:class:`Consultation`).
 
     A lemma that no field dictionary lists, but one lists under another capitalisation
@@ -171,6 +172,7 @@ class Lexicons:
             spellings.append(listed)
         found: dict[str, list[str]] = {}
         layers_of: dict[str, set[int]] = {}
+        families: dict[str, set[str]] = {}  # the independent sources of each form
         held: list[set[str]] = []
         user = set()
         for index, layer in enumerate(self.layers):
@@ -181,12 +183,14 @@ class Lexicons:
                     if attested.source not in sources:
                         sources.append(attested.source)
                     layers_of.setdefault(attested.form, set()).add(index)
+                    families.setdefault(attested.form, set()).add(
+                        getattr(layer, "family", layer.name))
                     mine.add(attested.form)
                     if getattr(layer, "user", False):
                         user.add(attested.form)
             if mine:
                 held.append(mine)
-        order = sorted(found, key=lambda f: (f not in user, -len(layers_of[f])))
+        order = sorted(found, key=lambda f: (f not in user, -len(families[f])))
         forms = tuple(Attestation(form, "; ".join(found[form])) for form in order)
         if forms:
             self.answered[self.layers[min(layers_of[order[0]])].name] += 1

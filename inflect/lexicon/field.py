@@ -15,7 +15,11 @@ always a written form.
 
 Each adapter maps the library's analyses to the UniMorph tag bundles the language's shared-task
 files use, by a table at the top of its module; ``recipes/dictionaries/agreement.py`` measures how
-often the result agrees with the language's train and dev files. No data of the libraries is
+often the result agrees with the language's train and dev files, and
+``tests/test_dictionary_fidelity.py`` holds every adapter to it (at least 98.5% of the pairs it
+holds with the data's form among its forms, 97.5% with it first). A library that writes its forms
+in lower case gets the lemma's letter case carried into them (:func:`carry_case`), or does not
+answer; an adapter that finds a lemma under another spelling says so in its :class:`Entry`. No data of the libraries is
 copied into this package (their licences: CC BY-SA data, LGPL code): they are used as installed.
 """
 
