@@ -5,7 +5,7 @@ difference is of a kind the README classifies (``recipes/dictionaries/README.md`
 of each kind than the sample held when they were classified.
 
 The table is recomputed by ``recipes/dictionaries/agreement.py`` itself (its ``measure`` on every
-16th lemma of the files); a kind that looks like an adapter bug (a joined ``a/b`` form, a bare
+8th lemma of the files: about 1,400 pairs a language, a few seconds of CPU a dictionary); a kind that looks like an adapter bug (a joined ``a/b`` form, a bare
 stem, a difference of letter case or of a hyphen) is allowed nowhere. A dictionary added to
 :data:`inflect.lexicon.dictionaries.ADAPTERS` fails here until its differences are classified in
 the README and recorded in :data:`KNOWN`.
@@ -22,12 +22,24 @@ from inflect.lexicon.dictionaries import ADAPTERS
 
 AGREEMENT = Path(__file__).resolve().parent.parent / "recipes" / "dictionaries" / "agreement.py"
 #: The sample: the pairs of every so many lemmas (in sorted order) of the four files.
-EVERY = 16
+EVERY = 8
 #: Per (library, language): the pairs of the sample the dictionary held when its differences
 #: were classified (a dictionary that holds far fewer has lost words: an adapter bug), and the
-#: most differences of each kind the sample may hold (recipes/dictionaries/README.md explains
-#: each kind, with examples). Kinds of an adapter bug (agreement.BUG_KINDS) appear nowhere.
-KNOWN: dict[tuple[str, str], tuple[int, dict[str, int]]] = {}
+#: differences of each kind the sample held then (recipes/dictionaries/README.md explains each
+#: kind, with examples; ``agreement.py --every 8`` prints them). A kind not listed is a new kind
+#: and fails; a kind listed may grow by :data:`SLACK` (a library's new release). Kinds of an
+#: adapter bug (agreement.BUG_KINDS) appear nowhere.
+KNOWN: dict[tuple[str, str], tuple[int, dict[str, int]]] = {
+    ("lemminflect", "english"): (296, {"near": 1, "other": 1}),
+    ("pymorphy3", "russian"): (1247, {"variant": 2, "analytic future": 2, "diacritics": 5,
+                                      "near": 1}),
+    ("pymorphy3", "ukrainian"): (1296, {"variant": 13, "near": 1}),
+    ("german-nouns", "german"): (518, {"variant": 4, "diacritics": 2, "near": 4}),
+    ("verbecc", "french"): (948, {"variant": 10, "pronoun": 4, "diacritics": 3, "other": 3}),
+    ("verbecc", "italian"): (830, {"variant": 3, "other": 3}),
+    ("verbecc", "spanish"): (1111, {"diacritics": 4, "near": 4, "other": 1}),
+}
+SLACK = 2
 
 
 def _agreement():
@@ -61,7 +73,7 @@ def test_every_dictionary_passes_the_fidelity_gate(adapter, language, conll2018)
     assert row["first"] / row["held"] >= agreement.GATE["first"], row
     bugs = {k: n for k, n in row["kinds"].items() if k in agreement.BUG_KINDS}
     assert not bugs, (key, bugs)
-    new = {k: n for k, n in row["kinds"].items() if n > allowed.get(k, 0)}
+    new = {k: n for k, n in row["kinds"].items() if n > allowed.get(k, -SLACK) + SLACK}
     assert not new, f"{key}: a new kind of difference, or more of one: {new} (allowed {allowed})"
 
 

@@ -42,6 +42,18 @@ class LemmInflect(FieldDictionary):
     lower_case = True
 
     def load(self, code: str) -> Any:
+        """``lemminflect``, imported without spaCy: where spaCy is installed, lemminflect's
+        import imports it to register its token extensions (a second or more, and its own data
+        loaded for them), which a lookup does not need. A spaCy already imported is left as
+        it is (lemminflect then hooks into it, as it would)."""
+        import sys
+
+        if "lemminflect" not in sys.modules and "spacy" not in sys.modules:
+            sys.meta_path.insert(0, _NoSpacy)
+            try:
+                import lemminflect
+            finally:
+                sys.meta_path.remove(_NoSpacy)
         import lemminflect
 
         return lemminflect
@@ -58,6 +70,17 @@ class LemmInflect(FieldDictionary):
                 if _joints(form) == _joints(lemma):
                     add_form(table, tags, form)
         return table
+
+
+class _NoSpacy:
+    """A finder (on ``sys.meta_path`` while lemminflect is imported) that makes ``import
+    spacy`` fail, as where spaCy is not installed."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "spacy" or name.startswith("spacy."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
 
 
 def _joints(text: str) -> tuple[int, int]:
