@@ -31,8 +31,10 @@ EVERY = 8
 #: adapter bug (agreement.BUG_KINDS) appear nowhere.
 KNOWN: dict[tuple[str, str], tuple[int, dict[str, int]]] = {
     ("lemminflect", "english"): (296, {"near": 1, "other": 1}),
-    ("pymorphy3", "russian"): (1247, {"variant": 2, "analytic future": 2, "diacritics": 5,
-                                      "near": 1}),
+    ("pymorphy3", "russian"): (
+        1247,
+        {"variant": 2, "analytic future": 2, "diacritics": 5, "near": 1},
+    ),
     ("pymorphy3", "ukrainian"): (1296, {"variant": 13, "near": 1}),
     ("german-nouns", "german"): (518, {"variant": 4, "diacritics": 2, "near": 4}),
     ("verbecc", "french"): (948, {"variant": 10, "pronoun": 4, "diacritics": 3, "other": 3}),
@@ -53,8 +55,9 @@ CASES = [(cls, language) for cls in ADAPTERS for language in sorted(cls.codes)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("adapter", "language"), CASES,
-                         ids=[f"{cls.library}-{language}" for cls, language in CASES])
+@pytest.mark.parametrize(
+    ("adapter", "language"), CASES, ids=[f"{cls.library}-{language}" for cls, language in CASES]
+)
 def test_every_dictionary_passes_the_fidelity_gate(adapter, language, conll2018):
     if not adapter.available():
         pytest.skip(f"{adapter.library} is not installed (pip install '.[dictionaries]')")
@@ -66,7 +69,8 @@ def test_every_dictionary_passes_the_fidelity_gate(adapter, language, conll2018)
     key = (adapter.library, language)
     assert key in KNOWN, (
         f"{key}: not classified yet; classify its differences in recipes/dictionaries/README.md "
-        f"and record them in KNOWN: held {row['held']}, kinds {dict(row['kinds'])}")
+        f"and record them in KNOWN: held {row['held']}, kinds {dict(row['kinds'])}"
+    )
     held, allowed = KNOWN[key]
     assert row["held"] >= 0.95 * held, (key, row["held"], held)
     assert row["agree"] / row["held"] >= agreement.GATE["agree"], row
@@ -80,19 +84,27 @@ def test_every_dictionary_passes_the_fidelity_gate(adapter, language, conll2018)
 def test_the_kinds_are_told_apart_by_hand():
     """:func:`classify` on differences typed by hand, one per kind."""
     classify = _agreement().classify
-    assert classify("scommettere", "V;IND;PST;3;PL;PFV", "scommisero",
-                    ["scommessero/scommisero"]) == "joined"
+    assert (
+        classify("scommettere", "V;IND;PST;3;PL;PFV", "scommisero", ["scommessero/scommisero"])
+        == "joined"
+    )
     assert classify("pasar", "V;IND;PRS;1;SG", "paso", ["pas"]) == "bare stem"
     assert classify("ЗАГС", "N;ACC;PL", "ЗАГСы", ["загсы"]) == "letter case"
-    assert classify("overwrite", "V;PST", "overwrote", ["over-wrote", "overwrote"]) == \
-        "hyphen or space"
+    assert (
+        classify("overwrite", "V;PST", "overwrote", ["over-wrote", "overwrote"])
+        == "hyphen or space"
+    )
     assert classify("strive", "V;PST", "strived", ["strove", "strived"]) == "variant"
     assert classify("fugarse", "V;IND;PST;1;SG;PFV", "me fugué", ["fugué"]) == "pronoun"
     assert classify("envoler", "V;IND;FUT;1;SG", "m’envolerai", ["envolerai"]) == "pronoun"
-    assert classify("инфицировать", "V;FUT;3;SG", "будет инфицировать", ["инфицирует"]) == \
-        "analytic future"
+    assert (
+        classify("инфицировать", "V;FUT;3;SG", "будет инфицировать", ["инфицирует"])
+        == "analytic future"
+    )
     assert classify("врасти", "V;FUT;2;SG", "врастешь", ["врастёшь"]) == "diacritics"
     assert classify("say", "V;PST", "sayed", ["said"]) == "near"
     assert classify("tweet", "V;PST", "twote", ["tweeted"]) == "other"
-    assert classify("невежественный", "ADJ;MASC;SG;LGSPEC1", "невежественен",
-                    ["невежествен"]) == "near"  # not a verb's bare stem
+    assert (
+        classify("невежественный", "ADJ;MASC;SG;LGSPEC1", "невежественен", ["невежествен"])
+        == "near"
+    )  # not a verb's bare stem
