@@ -81,9 +81,13 @@ def test_pymorphy3_maps_opencorpora_to_the_shared_task_bundles():
     lampshade = next(p for p in uk.parse("абажур") if p.normal_form == "абажур")
     library = [f.word for f in lampshade.lexeme if {"datv"} <= set(f.tag.grammemes)
                and "plur" not in f.tag.grammemes]
-    assert forms(lexicon, "ukrainian", "абажур", "N;DAT;SG") == library == ["абажурові", "абажуру"]
+    assert library == ["абажурові", "абажуру"]  # VESUM's order, which is no preference:
+    # a thing's dative in -у first, a person's or animal's in -ові (the grammar's, and the data's)
+    assert forms(lexicon, "ukrainian", "абажур", "N;DAT;SG") == ["абажуру", "абажурові"]
+    assert forms(lexicon, "ukrainian", "ішак", "N;DAT;SG") == ["ішакові", "ішаку"]
+    assert forms(lexicon, "ukrainian", "дощ", "N;ESS;SG") == ["дощі", "дощу", "дощеві"]
     assert forms(lexicon, "ukrainian", "бачити", "V;FUT;1;SG")[0] == "буду бачити"
-    assert forms(lexicon, "ukrainian", "зробити", "V;IMP;1;PL")[0] == "зробім"
+    assert forms(lexicon, "ukrainian", "зробити", "V;IMP;1;PL") == ["зробімо", "зробім"]
     source = lexicon.lookup("russian", "дом", TagBundle.parse("N;ESS;SG"))[0].source
     assert source.startswith(f"pymorphy3 {lexicon.version()} (pymorphy3-dicts-ru ")
 
@@ -101,6 +105,8 @@ def test_german_nouns_reads_the_library_s_table():
     assert forms(lexicon, "german", "Haus", "N;NOM;PL") == ["Häuser"]
     assert forms(lexicon, "german", "Haus", "N;GEN;SG") == ["Hauses"]
     assert forms(lexicon, "german", "Haus", "N;DAT;SG") == ["Haus", "Hause"]  # the * column after
+    # both genitives: the one in -es first, whichever column holds it (Gebrauchs is the main)
+    assert forms(lexicon, "german", "Gebrauch", "N;GEN;SG") == ["Gebrauches", "Gebrauchs"]
     assert forms(lexicon, "german", "Bank", "N;NOM;PL") == ["Bänke", "Banken"]  # two rows
     assert forms(lexicon, "german", "Haus", "V;NFIN") == []
     assert forms(lexicon, "german", "Hausx", "N;NOM;PL") == []

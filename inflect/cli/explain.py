@@ -8,13 +8,14 @@ from inflect.cli.options import (
     beam_option,
     device_option,
     format_option,
+    lexicon_option,
     models_dir_option,
     one_language,
     setting_option,
     threads_option,
 )
 from inflect.cli.output import echo_tsv, output_format
-from inflect.cli.resolve import check_outputs, check_setting, set_threads
+from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
 
 
 @click.command("explain")
@@ -33,14 +34,21 @@ from inflect.cli.resolve import check_outputs, check_setting, set_threads
               help="Draw at most this many forms of the support in the PNG (most probable first).")
 @format_option("one line per attention weight of each string drawn: form, probability, step, "
                 "output, position, source, weight")
+@lexicon_option
+@click.option("--no-lexicon", is_flag=True, default=False,
+              help="The model alone: no attested forms (as inflect predict's).")
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
-def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, device,
-                    models_dir, threads, setting):
+def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, lexicon_files,
+                    no_lexicon, device, models_dir, threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
+
+    The forms above the matrix are inflect predict's for the same input: the attested ones first
+    (--lexicon FILE, the field dictionaries, UniMorph, the shared-task data), marked with their
+    source, then the model's; the matrix is the model's, of its most probable form.
 
     Example: inflect explain --lang german Haus "N;DAT;PL" --png haus.png
     """
@@ -69,9 +77,9 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
             raise click.ClickException(str(exc)) from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)
     try:
+        lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
-                                   setting=setting,
-                                   beam_size=beam)
+                                   setting=setting, lexicons=lexicons, beam_size=beam)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -182,6 +182,10 @@ class Prediction(Record):
             ``"finnish-high"``), or None for checkpoints given by path.
         asked: the tag bundle the model and the lexicons were asked (the language's 2018
             bundle the tags were read as, :mod:`inflect.text.dialects`); None: ``tags``.
+        conflict: True where the sources of the attested forms disagree (two lexicons that
+            hold the input share no form: lemminflect's ``said``, the shared-task data's
+            ``sayed``; :class:`inflect.lexicon.Consultation`); both are listed, the earlier
+            lexicon's first.
         forms, certificate, more_than, beam_certificate, method: see :class:`Outcome`;
             warnings, line: see :class:`Record`.
     """
@@ -192,6 +196,7 @@ class Prediction(Record):
     source: str | None = None
     model: str | None = None
     asked: str | None = None
+    conflict: bool = False
 
     @property
     def inputs(self) -> tuple[str, str, str]:
@@ -216,6 +221,7 @@ class Prediction(Record):
             "asked": self.asked_tags,
             "language": self.language,
             **self._outcome_dict(),
+            "conflict": self.conflict,
             "source": self.source,
             "line": self.line,
             "model": self.model,

@@ -99,6 +99,17 @@ class Cell:
         return self.certificate is Certificate.FULL_SUPPORT
 
     @property
+    def attested(self) -> bool:
+        """True when a lexicon attests a form of the cell (its first form is then attested)."""
+        return any(f.attested for f in self.forms)
+
+    @property
+    def conflict(self) -> bool:
+        """True when the sources of the cell's attested forms disagree
+        (:attr:`inflect.inference.outcomes.Prediction.conflict`)."""
+        return bool(getattr(self.prediction, "conflict", False))
+
+    @property
     def uncertain(self) -> bool:
         """True when no form finished, the search is not certified (no certificate), or the
         most probable form has less than :data:`inflect.defaults.PARADIGM_SURE` of the
@@ -209,6 +220,12 @@ class Paradigm:
     def uncertain(self) -> tuple[Cell, ...]:
         """The cells marked uncertain (:attr:`Cell.uncertain`)."""
         return tuple(c for c in self.cells if c.uncertain)
+
+    @property
+    def attested(self) -> tuple[Cell, ...]:
+        """The cells a lexicon attests a form of (:attr:`Cell.attested`); the others' forms are
+        the model's guesses."""
+        return tuple(c for c in self.cells if c.attested)
 
 
 @dataclass(frozen=True)

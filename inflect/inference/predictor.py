@@ -35,7 +35,7 @@ import torch
 from inflect.inference.outcomes import Form, Outcome, Prediction
 from inflect.inference.queries import InputError, Prepared, make_query
 from inflect.inference.searcher import Searcher
-from inflect.lexicon import Lexicon, Lexicons
+from inflect.lexicon import Consultation, Lexicon, Lexicons
 from inflect.nn.checkpoint import LoadedModel
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.vocab import UnknownSymbolWarning
@@ -233,6 +233,10 @@ class Predictor(Searcher):
     def prepare(self, query: Example) -> Prepared:
         """Validate one query and turn it into model symbols.
 
+        The lexicons are consulted here (:meth:`_consult`); where they answer for another
+        spelling of the lemma than the one given (``Haus`` for ``haus``), the model is asked
+        for that word too, and a note says so.
+
         A UniMorph feature the model has not seen is read as the unknown feature (a note in
         the record, one warning per feature; :meth:`_unknown_features`), or refused where
         :attr:`strict`.
@@ -265,6 +269,10 @@ class Predictor(Searcher):
                 line,
             )
         notes.extend(self._unknown_features(unknown))
+        spec = codec.spec
+        consulted = self._consult(query, spec, asked)
+        if consulted is not None and consulted.read_as is not None:
+            symbols = codec.encode(consulted.read_as)  # the model asked for the word listed
         if len(symbols) > self.max_input_len:
             raise InputError(
                 f"lemma of {len(symbols)} symbols is longer than the model's limit of "
@@ -274,11 +282,35 @@ class Predictor(Searcher):
                 line,
             )
         notes = [*self._unseen(symbols, f"lemma {query.lemma!r}"), *notes]
-        spec = codec.spec
+        if consulted is not None:
+            notes.extend(consulted.notes)
         return Prepared(
             query, symbols, codec, asked.multiset, spec.name, spec.direction, notes,
-            tuple(unknown), None if asked is query.tags else asked,
+            tuple(unknown), None if asked is query.tags else asked, consulted,
         )
+
+    def _consult(
+        self, query: Example, spec: Any, asked: TagBundle | None = None
+    ) -> Consultation | None:
+        """What :attr:`lexicons` say about ``query``, asked as the bundle ``asked`` (the tags as
+        read, :meth:`_read_tags`; None: the query's own), or None without a lexicon.
+
+        Raises:
+            InputError: (strict) the lemma is not listed as written and would be answered for
+                another spelling (``haus`` for ``Haus``).
+            DataFormatError, LexiconError: a lexicon read at its first use fails.
+        """
+        if not self.lexicons:
+            return None
+        found = self.lexicons.consult(
+            spec.name, spec.normalize_input(query.lemma), asked or query.tags
+        )
+        if found.read_as is not None and self.strict:
+            raise InputError(
+                f"the lemma is not listed as written; the dictionaries list {found.read_as!r} "
+                "(--strict refuses a lemma read as another spelling; without it, the answer is "
+                f"for {found.read_as!r}, with a note)", query.lemma, query.source, query.line)
+        return found
 
     def _read_tags(self, query: Example, language: str) -> tuple[TagBundle, list[str]]:
         """The tag bundle asked for ``query`` and the notes on it (cached per language and text).
@@ -348,20 +380,20 @@ class Predictor(Searcher):
         return notes
 
     def attested(self, item: Prepared, model_forms: Sequence[Form] = ()) -> tuple[Form, ...]:
-        """The attested forms of a prepared input by :attr:`lexicons` (empty without one), each
-        with its source and the probability ``model_forms`` give the same text (0.0 if none).
+        """The attested forms of a prepared input by :attr:`lexicons` (as looked up when it was
+        prepared; empty without a lexicon), each with its source and the probability
+        ``model_forms`` give the same text (0.0 if none).
 
         Raises:
             DataFormatError, LexiconError: a lexicon read at its first use fails.
         """
-        if not self.lexicons:
+        found = item.attested
+        if found is None:
+            found = self._consult(item.query, item.codec.spec, item.asked)
+        if found is None:
             return ()
-        q = item.query
-        found = self.lexicons.lookup(
-            item.language or "", item.codec.spec.normalize_input(q.lemma), item.asked or q.tags
-        )
         model = {f.form: f.probability for f in model_forms}
-        return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found)
+        return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found.forms)
 
     def record(self, item: Prepared, outcome: Outcome) -> Prediction:
         """The :class:`Prediction` of one searched input: the attested forms (:meth:`attested`)
@@ -376,6 +408,7 @@ class Predictor(Searcher):
             q.source,
             self.model_name,
             asked=(item.asked or q.tags).text,
+            conflict=bool(item.attested is not None and item.attested.conflict),
             warnings=tuple(item.warnings),
             line=q.line,
             **fields,

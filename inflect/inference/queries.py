@@ -83,6 +83,9 @@ class Prepared:
         asked: the tag bundle the model and the lexicons are asked, where the query's tags (as
             written) were read as another (UniMorph 4, UD, :mod:`inflect.text.dialects`); None:
             the query's own.
+        attested: what the lexicons say about the input (an
+            :class:`inflect.lexicon.Consultation`), looked up when it was prepared; None: not
+            looked up (no lexicon, or a query that is not an inflection).
     """
 
     query: Any
@@ -94,6 +97,7 @@ class Prepared:
     warnings: list[str] = field(default_factory=list)
     unknown_features: tuple[str, ...] | None = None
     asked: TagBundle | None = None
+    attested: Any = None
 
 
 def make_query(lemma: str, tags: str | TagBundle, language: str | None = None) -> Example:

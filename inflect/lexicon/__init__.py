@@ -18,7 +18,11 @@ search (the model is searched either way, so a user sees where it agrees).
   verified by git blob id) or added by hand, indexed on disk (:mod:`inflect.lexicon.indexed`).
 - :class:`Lexicons`: layers asked in order (:func:`load_lexicons`: the user's files, the field
   dictionaries, UniMorph, the shared-task data); every layer that holds a ``(language, lemma,
-  tag bundle)`` adds its forms, each form once, the earlier layer's first.
+  tag bundle)`` adds its forms, each form once: the user's first, then a form more layers attest
+  before one fewer do, else the earlier layer's first. :meth:`Lexicons.consult` also says where
+  the layers disagree (no form in common: a conflict), and answers a lemma no dictionary lists
+  as typed for the spelling one lists (``haus``: ``Haus``), with a note
+  (:class:`Consultation`).
 
 Matching: the lemma in the language's data normalisation
 (:meth:`inflect.text.languages.LanguageSpec.normalize_input`, as the model reads it) and the tag bundle
@@ -28,6 +32,7 @@ as a :class:`inflect.text.records.TagBundle` (order-free, by the bundle's own eq
 from inflect.lexicon.core import (
     SHARED_TASK_SOURCE,
     Attestation,
+    Consultation,
     Lexicon,
     LexiconError,
     Lexicons,
@@ -40,6 +45,7 @@ __all__ = [
     "SHARED_TASK_SOURCE",
     "SHIPPED_STORE",
     "Attestation",
+    "Consultation",
     "FileLexicon",
     "Lexicon",
     "LexiconError",

@@ -13,7 +13,31 @@ Each table maps ``(mood, tense)`` as verbecc names them to the bundle prefix; th
 gives is read in its order: six persons (``1;SG 2;SG 3;SG 1;PL 2;PL 3;PL``), the imperative's
 persons (:data:`IMPERATIVE`), or single forms (``V;NFIN``; participles by gender and number).
 Compound tenses (``passé composé``) have no bundle of their own in the 2018 files and are left
-out; a slot verbecc writes as ``-`` is empty.
+out.
+
+What verbecc's lists say is read by the template they come from, not by their length:
+
+- each form is put in the bundle of its place in the template (verbecc drops the places a
+  template leaves empty, so an impersonal verb's one row, ``pleut``, is the third person
+  singular, not the first; the defective ``clore`` has no ``1;PL``);
+- an empty ending (``<i/>``: the bare stem, ``pas`` for ``pasar``, whose template in verbecc is
+  an impersonal one) and a slot written ``-`` are no form;
+- alternatives written as one string (``scommessero/scommisero``, ``faccio/fo``) are separate
+  forms, each once, in verbecc's order; where such an alternative of a participle or of the
+  perfective past is the verb's own present indicative, verbecc's template lost the stem's
+  change (Italian ``perdo/perduto`` for ``perso/perduto``, ``perde/perdé/perdette`` for
+  ``perse/...``) and it is left out;
+- a template whose name has no ending (``rigiacere:``) makes verbecc take the whole infinitive as
+  the stem (``rigiacereiaccio``): such a verb is not answered; two tenses with the same forms
+  in every person (Spanish ``abol:ir``'s preterite, a copy of its imperfect: ``blandías``; which
+  one is right is not known, so neither answers) and a personal form that is the verb's
+  infinitive or participle (its negative imperative ``no blandir``, ``no blandido``) are
+  template errors and left out;
+- a Spanish reflexive verb (``fugarse``) gets its pronoun where the 2018 files write it:
+  ``me fugué``, ``no te fugues`` (verbecc gives the bare ``fugué``; its imperatives and gerund
+  already carry theirs: ``fúgate``, ``fugándose``);
+- the lemma's letter case is carried into the forms (:func:`inflect.lexicon.field.carry_case`;
+  verbecc writes some templates in capitals: ``FALSEamos`` for ``falsear``).
 """
 
 from __future__ import annotations
@@ -23,10 +47,10 @@ import sys
 import types
 from typing import Any, ClassVar
 
-from inflect.lexicon.field import FieldDictionary, Paradigm, add_form
+from inflect.lexicon.field import FieldDictionary, Paradigm, add_form, split_alternatives
 from inflect.text.records import TagBundle
 
-__all__ = ["IMPERATIVE", "PERSONS", "TENSES", "Verbecc"]
+__all__ = ["IMPERATIVE", "PERSONS", "REFLEXIVE", "TENSES", "Verbecc"]
 
 PERSONS = ("1;SG", "2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
 #: The persons of each language's affirmative (and Spanish negative) imperative list.
@@ -35,6 +59,10 @@ IMPERATIVE = {
     "es": ("2;SG", "3;SG", "1;PL", "2;PL", "3;PL"),
     "it": (None, "2;SG", "3;SG", "1;PL", "2;PL", "3;PL"),
 }
+#: The pronoun of a reflexive verb (an infinitive in ``-se``) by person, where the 2018 files
+#: write it before the form (Spanish).
+REFLEXIVE = {"es": {"1;SG": "me", "2;SG": "te", "3;SG": "se", "1;PL": "nos", "2;PL": "os",
+                    "3;PL": "se"}}
 #: ``(mood, tense) -> (kind, UniMorph bundle or prefix)``: ``persons`` adds the six persons,
 #: ``imperative`` the language's :data:`IMPERATIVE` persons, ``slots`` gives one bundle per
 #: position of the list (None: left out).
@@ -212,6 +240,7 @@ class Verbecc(FieldDictionary):
     module = "verbecc"
     codes: ClassVar[dict[str, str]] = {"french": "fr", "spanish": "es", "italian": "it"}
     parts_of_speech = frozenset({"V"})
+    lower_case = True
 
     @classmethod
     def available(cls) -> bool:
@@ -230,29 +259,115 @@ class Verbecc(FieldDictionary):
     def paradigm(self, backend: Any, language: str, lemma: str, pos: str) -> Paradigm:
         code = self.codes[language]
         parser = backend._inflector._verb_parser
-        if not parser.listed(lemma.lower()):  # only the verbs it lists (no guess)
+        if not parser.listed(lemma):  # only the verbs it lists (no guess)
             return {}
-        import verbecc.exceptions
+        from verbecc import exceptions
 
         try:
-            found = backend.conjugate(lemma.lower(), include_alternates=True,
-                                      conjugate_pronouns=False)
-        except verbecc.exceptions.ConjugatorError:  # a listed verb its templates cannot conjugate
+            template = backend._inflector._get_conj_obs(lemma).template
+            found = backend.conjugate(lemma, include_alternates=True, conjugate_pronouns=False)
+        except (exceptions.ConjugatorError, exceptions.TemplateNotFoundError,
+                exceptions.VerbNotFoundError):  # a listed verb its templates cannot conjugate
             return {}
+        if template.name.endswith(":"):  # no ending: the whole infinitive taken as the stem
+            return {}
+        reflexive = REFLEXIVE.get(code) if lemma.endswith("se") else None
         table: Paradigm = {}
+        split: set[str] = set()  # the bundles of alternatives written as one string
         for (mood, tense), (kind, tags) in TENSES[code].items():
             slots = found["moods"].get(mood, {}).get(tense, [])
+            places = _places(template, mood, tense)
             if kind == "persons":
                 names = [f"{tags};{p}" for p in PERSONS]
             elif kind == "imperative":
                 names = [p and f"{tags};{p}" for p in IMPERATIVE[code]]
             else:
                 names = list(tags)
-            for name, forms in zip(names, slots, strict=False):
-                for form in forms if name else ():
-                    if form and form != "-":
-                        add_form(table, name, form)
+            for (place, endings), forms in zip(places, slots, strict=False):
+                name = names[place] if place < len(names) else None
+                for ending, written in zip(endings, forms, strict=False):
+                    if name is None or not ending or ending == "-" or written == "-":
+                        continue  # no bundle, or an empty ending: the bare stem is no form
+                    alternatives = split_alternatives(written)
+                    if len(alternatives) > 1:
+                        split.add(name)
+                    for form in alternatives:
+                        add_form(table, name, _with_pronoun(form, name, reflexive))
+        _drop_lost_stems(table, split)
+        _drop_copies(table)
         if code == "fr":  # the gerund: "en" + the present participle, as the 2018 data write it
             for form in table.get(TagBundle.parse("V.PTCP;PRS"), []):
                 add_form(table, "V.CVB;PRS", f"en {form}")
         return table
+
+
+def _places(template: Any, mood: str, tense: str) -> list[tuple[int, list[str]]]:
+    """The place in the template of each list verbecc gives for ``mood`` and ``tense`` (verbecc
+    leaves out the places a template leaves empty) with that place's endings, in order."""
+    from verbecc import grammar_defines
+
+    tenses = template.moods.get(mood)
+    found = tenses.tenses.get(tense) if tenses is not None else None
+    if found is None:
+        return []
+    persons = (grammar_defines.IMPERATIVE_PRESENT_PERSONS if tense == "imperatif-présent"
+               else grammar_defines.PERSONS)
+    return [(persons.index(p.get_person()), p.get_endings()) for p in found.person_endings]
+
+
+def _drop_lost_stems(table: Paradigm, split: set[str]) -> None:
+    """Leave out an alternative of a participle's or the perfective past's bundle (``split``:
+    the bundles whose forms verbecc wrote as one string) that is the verb's present indicative
+    (``perdo`` of ``perdo/perduto``): see the module's docstring."""
+    present = {f for tags, forms in table.items() if {"IND", "PRS"} <= set(tags.multiset)
+               for f in forms}
+    for name in split:
+        tags = TagBundle.parse(name)
+        if not ({"V.PTCP", "PFV"} & set(tags.multiset)):
+            continue
+        kept = [f for f in table.get(tags, ()) if f not in present]
+        if kept:
+            table[tags] = kept
+        else:
+            table.pop(tags, None)
+
+
+def _drop_copies(table: Paradigm) -> None:
+    """Leave out both of two tenses whose six persons are the same forms (a template's copy:
+    which is the right one is not known), a personal form that is the verb's infinitive, and a
+    negative imperative that is ``no`` and the infinitive or a participle (see the module's
+    docstring)."""
+    persons = {"1", "2", "3", "SG", "PL"}
+    tenses: dict[frozenset[str], dict[frozenset[str], tuple[str, ...]]] = {}
+    for tags, forms in table.items():
+        person = frozenset(f for f in tags.multiset if f in persons)
+        if len(person) == 2 and "IMP" not in tags.multiset:
+            tenses.setdefault(frozenset(tags.multiset) - person, {})[person] = tuple(forms)
+    full = [(rest, frozenset(p.items())) for rest, p in tenses.items() if len(p) == 6]
+    copies = {rest for rest, forms in full for other, same in full
+              if other != rest and same == forms}
+    for tags in [t for t in table if frozenset(t.multiset) - persons in copies]:
+        del table[tags]
+    infinitive = set(table.get(TagBundle.parse("V;NFIN"), ()))
+    participle = {f for tags, forms in table.items() if "V.PTCP" in tags.multiset for f in forms}
+    for tags in list(table):
+        if persons & set(tags.multiset) - {"SG", "PL"}:  # (French "dit" is both 3;SG and a
+            kept = [f for f in table[tags] if f not in infinitive  # participle: kept)
+                    and not (f.startswith("no ") and f[3:] in infinitive | participle)]
+            if kept:
+                table[tags] = kept
+            else:
+                del table[tags]
+
+
+def _with_pronoun(form: str, tags: str, pronouns: dict[str, str] | None) -> str:
+    """A reflexive verb's finite form with its pronoun before it (``fugué`` -> ``me fugué``,
+    ``no fugues`` -> ``no te fugues``), as the 2018 files write it; other forms as they are."""
+    if pronouns is None or ";POS;" in f";{tags};" or not tags.startswith("V;"):
+        return form
+    person = next((p for p in pronouns if tags.endswith(f";{p}")), None)
+    if person is None:
+        return form
+    if form.startswith("no "):
+        return f"no {pronouns[person]} {form[3:]}"
+    return f"{pronouns[person]} {form}"

@@ -74,6 +74,10 @@ class FileLexicon:
         OSError: a file that cannot be read.
     """
 
+    #: A user's own forms: they come first in :class:`~inflect.lexicon.Lexicons`, whatever the
+    #: other layers attest.
+    user = True
+
     def __init__(
         self,
         paths: Sequence[str | os.PathLike[str]],

@@ -130,6 +130,10 @@ class ShippedLexicon:
             regenerate it with ``recipes/sigmorphon2018/lexicon.py``).
     """
 
+    #: The shared-task data were sampled from UniMorph: the two count as one source where
+    #: :class:`~inflect.lexicon.Lexicons` ranks forms by how many sources attest them.
+    family = "UniMorph"
+
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else SHIPPED_STORE
         self.name = SHARED_TASK_SOURCE if path is None else str(self.path)

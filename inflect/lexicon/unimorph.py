@@ -282,6 +282,9 @@ class UniMorphLexicon:
     """
 
     name = SOURCE
+    #: The shared-task data were sampled from UniMorph: the two count as one source where
+    #: :class:`~inflect.lexicon.Lexicons` ranks forms by how many sources attest them.
+    family = "UniMorph"
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None) -> None:
         self.folder = unimorph_dir(data_dir)

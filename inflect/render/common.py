@@ -19,6 +19,23 @@ CERTIFICATE_BADGES = {
 }
 
 
+#: Said of an answer whose sources disagree (``say V;PST``: lemminflect ``said``, the shared-task
+#: data ``sayed``; :attr:`inflect.inference.outcomes.Prediction.conflict`).
+CONFLICT = ("conflict: the sources disagree (each attested form is listed with its source, "
+            "the earlier source's first)")
+
+
+def guesses_note(attested: int, cells: int) -> str | None:
+    """What a paradigm says of its forms that no source attests: ``attested`` of its ``cells``
+    cells have an attested form; None when all do."""
+    if attested >= cells:
+        return None
+    if attested == 0:
+        return "no source attests a form of this paradigm: every form is the model's guess"
+    return (f"{attested} of {cells} cells attested (marked attested); the forms of the other "
+            f"{cells - attested} are the model's guesses")
+
+
 def human_size(size: int) -> str:
     """Bytes as a short human-readable text (``1.5 MB``), decimal units."""
     value = float(size)

@@ -28,7 +28,8 @@ def cell_dict(paradigm: Paradigm, cell: Cell) -> dict[str, Any]:
     ``language``, ``pos``, ``tags``, ``features`` (dimension order), ``block`` (list), ``row``,
     ``column``, ``certificate``, ``certificate_words``, ``complete``, ``uncertain``,
     ``more_than``, ``forms`` (``form``, ``probability``, ``source``: null unless attested),
-    ``warnings``, ``cells_from`` and ``input`` (``FILE:LINE`` of an ``--input`` line, or null)."""
+    ``conflict`` (the sources of its attested forms disagree), ``warnings``, ``cells_from`` and
+    ``input`` (``FILE:LINE`` of an ``--input`` line, or null)."""
     return {
         "lemma": paradigm.lemma,
         "language": paradigm.language,
@@ -46,6 +47,7 @@ def cell_dict(paradigm: Paradigm, cell: Cell) -> dict[str, Any]:
         "forms": [
             {"form": f.form, "probability": f.probability, "source": f.source} for f in cell.forms
         ],
+        "conflict": cell.conflict,
         "warnings": list(cell.warnings),
         "cells_from": paradigm.cells_from,
         "input": paradigm.where,

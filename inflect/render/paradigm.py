@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from inflect import defaults
-from inflect.render.common import probability_text
+from inflect.render.common import CONFLICT, guesses_note, probability_text
 from inflect.render.tsv import tsv_line
 
 if TYPE_CHECKING:  # annotations only
@@ -126,6 +126,8 @@ def _cell_text(cell: Cell, fold_below: float) -> Text:
             text.append(f" {probability_text(f.probability)}", style="dim" if k else "")
         if f.attested:
             text.append(" attested", style="cyan")
+        if k == 0 and cell.conflict:
+            text.append(" conflict", style="magenta")
         if k == 0:
             text.append(f" {mark}", style=style)
     if tail or cell.more_than is not None:
@@ -136,9 +138,11 @@ def _cell_text(cell: Cell, fold_below: float) -> Text:
 
 def paradigm_table(paradigm: Paradigm, fold_below: float = defaults.PARADIGM_FOLD_BELOW) -> Group:
     """A paradigm on a terminal: a title, one table per block (rows by columns where the block
-    has both, else a list of cells), a legend, then any warnings. Each cell shows its first
-    form (yellow where uncertain) with its probability and certificate mark, the other forms of
-    probability at least ``fold_below``, and how many are folded. Tables shrink to the terminal
+    has both, else a list of cells), a legend, which forms are the model's guesses (as
+    ``inflect predict``'s table says it: :func:`inflect.render.common.guesses_note`), whether
+    the sources of a cell disagree, then any warnings. Each cell shows its first form (yellow
+    where uncertain) with its probability and certificate mark (``attested``, ``conflict``), the
+    other forms of probability at least ``fold_below``, and how many are folded. Tables shrink to the terminal
     as ``inflect predict``'s (long forms fold)."""
     where = f" — {paradigm.where}" if paradigm.where is not None else ""
     parts: list[Any] = [
@@ -186,6 +190,11 @@ def paradigm_table(paradigm: Paradigm, fold_below: float = defaults.PARADIGM_FOL
             style="dim",
         )
     )
+    guesses = guesses_note(len(paradigm.attested), len(paradigm.cells))
+    if guesses:
+        parts.append(Text(guesses, style="bold yellow"))
+    if any(c.conflict for c in paradigm.cells):
+        parts.append(Text(f"{CONFLICT.split(' (')[0]} in the cells marked conflict", style="magenta"))
     for note in paradigm.warnings:
         parts.append(Text(f"warning: {note}", style="dim yellow"))
     return Group(*parts)

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inflect import defaults
-from inflect.render.common import CERTIFICATE_BADGES, html_text, probability_text
+from inflect.render.common import (
+    CERTIFICATE_BADGES,
+    CONFLICT,
+    guesses_note,
+    html_text,
+    probability_text,
+)
 
 if TYPE_CHECKING:  # annotations only
     from inflect.inference.paradigm import Cell, CellForm, Paradigm
@@ -53,6 +59,8 @@ td.cell .tagline { display: block; color: var(--dim); font-size: .75rem; }
   border-radius: 2px; }
 .cell li .p { text-align: right; color: var(--dim); font-variant-numeric: tabular-nums; }
 .attested { font-size: .7rem; color: #fff; background: #0a7ea4; border-radius: 3px;
+  padding: 0 .3em; margin-inline-start: .3em; }
+.conflict { font-size: .7rem; color: #fff; background: #a4336b; border-radius: 3px;
   padding: 0 .3em; margin-inline-start: .3em; }
 .unsure { font-size: .7rem; color: var(--warn); border: 1px solid var(--warn);
   border-radius: 3px; padding: 0 .3em; margin-inline-start: .3em; }
@@ -118,6 +126,8 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
     else:
         best = cell.forms[0]
         mark = '<span class="attested">attested</span>' if best.attested else ""
+        if cell.conflict:
+            mark += f'<span class="conflict" title="{html_text(CONFLICT)}">conflict</span>'
         out.append(f'<span class="first"{direction}>{html_text(best.form)}</span>{mark}')
     out.append(f' <span class="cert {cert}">{CERTIFICATE_BADGES[cert]}</span>')
     if cell.uncertain:
@@ -144,6 +154,9 @@ def _paradigm_html(paradigm: Paradigm, index: int, fold_below: float) -> str:
         + (f"; {html_text(paradigm.where)}" if paradigm.where else "")
         + "</p>",
     ]
+    guesses = guesses_note(len(paradigm.attested), len(paradigm.cells))
+    if guesses:
+        out.append(f'<p class="more guesses">{html_text(guesses)}</p>')
     for note in paradigm.warnings:
         out.append(f'<p class="more">warning: {html_text(note)}</p>')
     for block in paradigm.blocks:
@@ -239,6 +252,7 @@ def legend_html() -> str:
         f"{100 * defaults.PARADIGM_SURE:g} %, or not certified</li>"
         '<li><span class="swatch empty-swatch" style="background:#f3f4f6"></span> a cell the data '
         "do not attest</li>"
-        '<li><span class="attested">attested</span> the form is attested (hover: where)</li>'
+        '<li><span class="attested">attested</span> the form is attested (hover: where); '
+        '<span class="conflict">conflict</span> the sources disagree</li>'
         "</ul>"
     )

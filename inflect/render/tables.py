@@ -21,7 +21,14 @@ from rich.table import Table
 from rich.text import Text
 
 from inflect.render.ambiguity_parts import forms_text, summary_lines
-from inflect.render.common import Fitted, human_size, is_error, percent_text, probability_text
+from inflect.render.common import (
+    CONFLICT,
+    Fitted,
+    human_size,
+    is_error,
+    percent_text,
+    probability_text,
+)
 from inflect.render.tsv import QUEUE_TSV_COLUMNS, queue_cells
 
 if TYPE_CHECKING:  # annotations only: `inflect predict` must not import the data rooms
@@ -233,7 +240,8 @@ def _forms_lines(pred: Record) -> Group:
 def prediction_table(pred: Record) -> Group:
     """One prediction as a table: the attested forms first (marked ``attested``, with their
     source), then the model's forms with probabilities (number and bar), the model's certificate
-    in words, the model that answered, then any warnings; an
+    in words, whether the sources disagree (:data:`CONFLICT`), the model that answered, then any
+    warnings; an
     :class:`~inflect.inference.outcomes.ErrorRecord` as one line ``error: …``. On a narrow terminal the
     bars go first, then the table becomes plain lines: a form or a number is never dropped,
     cut or wrapped inside a table cell."""
@@ -243,6 +251,8 @@ def prediction_table(pred: Record) -> Group:
     style = _CERTIFICATE_STYLE[pred.certificate.value]
     words = certificate_words(pred)
     parts.append(Text(f"the model's forms: {words}" if pred.attested else words, style=style))
+    if getattr(pred, "conflict", False):
+        parts.append(Text(CONFLICT, style="bold magenta"))
     if not pred.attested and pred.model_forms:
         parts.append(Text(GUESSES, style="bold yellow"))
     if getattr(pred, "model", None):

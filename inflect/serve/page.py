@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from inflect import defaults
-from inflect.render.common import CERTIFICATE_BADGES, html_text
+from inflect.render.common import CERTIFICATE_BADGES, CONFLICT, html_text
 from inflect.render.paradigm_html import forms_html, legend_html, paradigm_section, stylesheet
 
 if TYPE_CHECKING:  # annotations only
@@ -120,6 +120,8 @@ def _prediction_html(prediction: Prediction, lookup: Lookup, rtl: bool, pos: str
             f'<p class="source"><span{direction}>{html_text(f.form)}</span> is attested: '
             f"{html_text(f.source)}</p>"
         )
+    if prediction.conflict:
+        out.append(f'<p class="more" id="conflict">{html_text(CONFLICT)}</p>')
     model = html_text(prediction.model or "given by path")
     other = "the other forms" if prediction.attested else "the forms"
     out.append(f'<p class="dim">source of {other}: the model {model}</p>')

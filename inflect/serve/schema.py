@@ -91,6 +91,8 @@ class PredictionRecord(BaseModel):
     method: Literal["beam", "support"]
     length_limit: int | None
     warnings: list[str]
+    conflict: bool = Field(False, description="The sources of the attested forms disagree "
+                           "(two lexicons that hold the input share no form).")
     source: str | None
     line: int | None
     model: str | None = Field(description="The shipped model that answered.")
@@ -125,6 +127,7 @@ class CellRecord(BaseModel):
     uncertain: bool
     more_than: int | None
     forms: list[CellForm]
+    conflict: bool = Field(False, description="The sources of the attested forms disagree.")
     warnings: list[str]
     cells_from: str
     input: str | None
