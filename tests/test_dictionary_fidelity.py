@@ -40,6 +40,9 @@ KNOWN: dict[tuple[str, str], tuple[int, dict[str, int]]] = {
     ("verbecc", "french"): (948, {"variant": 10, "pronoun": 4, "diacritics": 3, "other": 3}),
     ("verbecc", "italian"): (830, {"variant": 3, "other": 3}),
     ("verbecc", "spanish"): (1111, {"diacritics": 4, "near": 4, "other": 1}),
+    ("verbecc", "portuguese"): (1190, {"diacritics": 1, "near": 3}),
+    ("ablaut", "german"): (17, {}),
+    ("morfeusz2", "polish"): (1231, {"variant": 10, "near": 3, "other": 1}),
 }
 SLACK = 2
 

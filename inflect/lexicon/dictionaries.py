@@ -10,7 +10,6 @@ from inflect.lexicon.field_lemminflect import LemmInflect
 from inflect.lexicon.field_morfeusz import Morfeusz
 from inflect.lexicon.field_pymorphy import Pymorphy
 from inflect.lexicon.field_verbecc import Verbecc
-from inflect.lexicon.field_verbecc_more import Romance
 
 __all__ = ["ADAPTERS", "field_dictionaries", "installed_dictionaries"]
 
@@ -20,7 +19,6 @@ ADAPTERS: tuple[type[FieldDictionary], ...] = (
     Pymorphy,
     GermanNouns,
     Verbecc,
-    Romance,
     Ablaut,
     Morfeusz,
 )

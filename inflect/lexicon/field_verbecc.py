@@ -1,5 +1,5 @@
-"""French, Spanish and Italian verbs from ``verbecc`` 1.10 (its conjugation tables, the Verbiste
-data; LGPL): the simple tenses of a verb in its list, mapped to the UniMorph bundles of the
+"""French, Spanish, Italian and Portuguese verbs from ``verbecc`` 1.10 (its conjugation tables,
+the Verbiste data; LGPL; Portuguese read by :mod:`inflect.lexicon.field_verbecc_more`): the simple tenses of a verb in its list, mapped to the UniMorph bundles of the
 shared-task files. In the ``dictionaries`` extra (``pip install 'sparse-inflect[dictionaries]'``).
 
 verbecc's package imports scikit-learn for a classifier that guesses the conjugation of verbs it
@@ -234,11 +234,18 @@ def _lazy_templates(parser: type) -> type:
 
 
 class Verbecc(FieldDictionary):
-    """French, Spanish and Italian verbs from ``verbecc``'s conjugation tables."""
+    """French, Spanish, Italian and Portuguese verbs from ``verbecc``'s conjugation tables
+    (Portuguese by :func:`inflect.lexicon.field_verbecc_more.paradigm`; Catalan and Romanian:
+    measured, not taken)."""
 
     library = "verbecc"
     module = "verbecc"
-    codes: ClassVar[dict[str, str]] = {"french": "fr", "spanish": "es", "italian": "it"}
+    codes: ClassVar[dict[str, str]] = {
+        "french": "fr", "spanish": "es", "italian": "it", "portuguese": "pt"
+    }
+    #: Tables measured and not taken: below the fidelity gate on the 2018 files
+    #: (recipes/dictionaries/README.md; ``agreement.py --untaken`` measures them again).
+    untaken: ClassVar[dict[str, str]] = {"catalan": "ca", "romanian": "ro"}
     parts_of_speech = frozenset({"V"})
     lower_case = True
 
@@ -258,6 +265,10 @@ class Verbecc(FieldDictionary):
 
     def paradigm(self, backend: Any, language: str, lemma: str, pos: str) -> Paradigm:
         code = self.codes[language]
+        if code not in TENSES:  # Portuguese (and the untaken Catalan and Romanian)
+            from inflect.lexicon import field_verbecc_more
+
+            return field_verbecc_more.paradigm(backend, code, lemma)
         parser = backend._inflector._verb_parser
         if not parser.listed(lemma):  # only the verbs it lists (no guess)
             return {}

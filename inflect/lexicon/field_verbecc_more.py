@@ -1,5 +1,5 @@
-"""Portuguese verbs from ``verbecc`` 1.10 (the same library and lazy load
-as :mod:`inflect.lexicon.field_verbecc`, which reads its French, Spanish and Italian tables):
+"""Portuguese verbs from ``verbecc`` 1.10, read for :class:`inflect.lexicon.field_verbecc.Verbecc`
+(the same layer, library and lazy load as its French, Spanish and Italian tables):
 the simple tenses of a verb in its list, mapped to the UniMorph bundles of the shared-task files.
 In the ``dictionaries`` extra. Its Catalan and Romanian tables are mapped too but not taken:
 their agreement with the 2018 files is below the fidelity gate (Catalan 97.3%, Romanian 95.8%
@@ -23,12 +23,13 @@ the masculine singular only (Portuguese, Romanian) answers that bundle only.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from inflect.lexicon.field import Paradigm, add_form
-from inflect.lexicon.field_verbecc import PERSONS, Verbecc
+from inflect.lexicon.field import Paradigm, add_form, split_alternatives
+from inflect.lexicon.field_verbecc import PERSONS
+from inflect.text.records import TagBundle
 
-__all__ = ["MORE_TENSES", "Romance", "written"]
+__all__ = ["ERRATA", "MORE_TENSES", "paradigm", "written"]
 
 
 def _persons(bundle: str) -> tuple[str, ...]:
@@ -118,38 +119,40 @@ def written(code: str, tags: str, form: str) -> str:
     return form
 
 
-class Romance(Verbecc):
-    """Portuguese verbs from ``verbecc``'s conjugation tables (Catalan, Romanian: measured,
-    not taken)."""
+#: ``(code, lemma) -> {bundle: forms}``: cells where verbecc's table gives a form that is not
+#: the language's written standard, replaced by the standard's (checked by hand in a reference
+#: grammar: Cunha & Cintra, *Nova Gramática do Português Contemporâneo*, the conjugation of
+#: ``ir``): verbecc gives Portuguese ``ir`` the archaic ``imos`` and ``vades``.
+ERRATA: dict[tuple[str, str], dict[str, list[str]]] = {
+    ("pt", "ir"): {"V;IND;PRS;1;PL": ["vamos"], "V;IND;PRS;2;PL": ["ides"]},
+}
 
-    codes: ClassVar[dict[str, str]] = {"portuguese": "pt"}
-    #: Tables measured and not taken: below the fidelity gate on the 2018 files
-    #: (recipes/dictionaries/README.md; ``agreement.py --untaken`` measures them again).
-    untaken: ClassVar[dict[str, str]] = {"catalan": "ca", "romanian": "ro"}
 
-    def paradigm(self, backend: Any, language: str, lemma: str, pos: str) -> Paradigm:
-        code = self.codes[language]
-        parser = backend._inflector._verb_parser
-        if not parser.listed(lemma.lower()):  # no guess
-            return {}
-        import verbecc.exceptions
+def paradigm(backend: Any, code: str, lemma: str) -> Paradigm:
+    """The table of a verb of language ``code`` (``pt``, ``ca``, ``ro``: :data:`MORE_TENSES`)
+    by verbecc's lists, in their order; :class:`~inflect.lexicon.field_verbecc.Verbecc` answers
+    these languages through it (one ``verbecc`` layer for all of verbecc's languages). A verb
+    verbecc does not list, or one its templates cannot conjugate, has no table (no guess)."""
+    parser = backend._inflector._verb_parser
+    if not parser.listed(lemma.lower()):  # no guess
+        return {}
+    import verbecc.exceptions
 
-        try:
-            found = backend.conjugate(
-                lemma.lower(), include_alternates=True, conjugate_pronouns=False
-            )
-        except verbecc.exceptions.ConjugatorError:  # a listed verb its templates cannot conjugate
-            return {}
-        template = parser.find_verb_by_infinitive(lemma.lower()).template
-        stem = lemma.lower()[: len(lemma) - len(template.split(":")[-1])]
-        table: Paradigm = {}
-        for (mood, tense), names in MORE_TENSES[code].items():
-            slots = found["moods"].get(mood, {}).get(tense, [])
-            for name, forms in zip(names, slots, strict=False):
-                for form in forms if name else ():
-                    for one in form.split("/"):  # alternatives, each a form
-                        one = one.strip()
-                        if one and one != "-" and _core(one) != stem:  # an empty ending
-                            # (verbecc's templates leave some endings out: <i/>)
-                            add_form(table, name, written(code, name, one))
-        return table
+    try:
+        found = backend.conjugate(lemma.lower(), include_alternates=True, conjugate_pronouns=False)
+    except verbecc.exceptions.ConjugatorError:  # a listed verb its templates cannot conjugate
+        return {}
+    template = parser.find_verb_by_infinitive(lemma.lower()).template
+    stem = lemma.lower()[: len(lemma) - len(template.split(":")[-1])]
+    table: Paradigm = {}
+    for (mood, tense), names in MORE_TENSES[code].items():
+        slots = found["moods"].get(mood, {}).get(tense, [])
+        for name, forms in zip(names, slots, strict=False):
+            for form in forms if name else ():
+                for one in split_alternatives(form):  # alternatives, each a form
+                    if one != "-" and _core(one) != stem:  # an empty ending
+                        # (verbecc's templates leave some endings out: <i/>)
+                        add_form(table, name, written(code, name, one))
+    for name, right in ERRATA.get((code, lemma.lower()), {}).items():
+        table[TagBundle.parse(name)] = list(right)
+    return table
