@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from inflect import defaults
-from inflect.cli.options import data_dir_option, format_option
+from inflect.cli.options import data_dir_option, format_option, one_language
 from inflect.cli.output import echo_tsv, output_format
 
 
@@ -95,7 +95,7 @@ def data_list(dataset: str | None, data_dir: str | None, out_format: str | None)
 
 
 @data.command("stats")
-@click.argument("language")
+@click.argument("language", callback=one_language)
 @click.option(
     "--setting",
     type=click.Choice(list(defaults.SETTINGS)),

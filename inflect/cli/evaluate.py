@@ -9,10 +9,10 @@ import click
 
 from inflect.cli.options import (
     beam_option,
-    comma_list,
     data_dir_option,
     device_option,
     format_option,
+    language_list,
     setting_option,
     threads_option,
 )
@@ -38,7 +38,7 @@ from inflect.cli.resolve import (
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
-@click.option("--lang", "languages", multiple=True, metavar="L", callback=comma_list,
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
                    "german); with --model and no --gold, the language(s) whose --split is read "
                    "(repeatable, or a comma-separated list).")

@@ -1,11 +1,11 @@
 """`inflect lexicon`: the dictionaries consulted before the model: fetch UniMorph for a language,
-add a UniMorph file copied by hand, list what is installed."""
+add a UniMorph file copied by hand, list what is installed, remove a language."""
 
 from __future__ import annotations
 
 import click
 
-from inflect.cli.options import data_dir_option, format_option
+from inflect.cli.options import data_dir_option, format_option, one_language
 from inflect.cli.output import echo_tsv, output_format
 
 
@@ -60,7 +60,7 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
 
 @lexicon.command("add")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--lang", "language", required=True,
+@click.option("--lang", "language", required=True, callback=one_language,
               help="The file's language: any name or code (english, en, eng).")
 @data_dir_option
 def lexicon_add(file: str, language: str, data_dir: str | None) -> None:
@@ -80,6 +80,29 @@ def lexicon_add(file: str, language: str, data_dir: str | None) -> None:
         click.echo(f"warning: {file} is not the pinned UniMorph file of {installed.language} "
                    "(its git blob id differs); installed as an unpinned file", err=True)
     _say_installed(installed)
+
+
+@lexicon.command("remove")
+@click.argument("languages", nargs=-1, required=True)
+@data_dir_option
+def lexicon_remove(languages: tuple[str, ...], data_dir: str | None) -> None:
+    """Uninstall LANGUAGES' UniMorph files and index (the counterpart of fetch and add): from
+    then on predict and paradigm no longer consult them. Every name is checked first: a
+    language that is not installed removes nothing (exit status 1)."""
+    from inflect.lexicon import LexiconError
+    from inflect.lexicon.unimorph import remove_unimorph
+    from inflect.render.common import human_size
+    from inflect.text.languages import UnknownLanguageError
+
+    try:
+        removed = remove_unimorph(languages, data_dir)
+    except UnknownLanguageError as exc:  # a name that is no language's: a usage error
+        raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
+    except (LexiconError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for language in removed:
+        click.echo(f"removed UniMorph {language.language} ({language.iso}): {language.forms:,} "
+                   f"forms, {len(language.files)} file(s), {human_size(language.size)}")
 
 
 def _say_installed(language) -> None:

@@ -7,10 +7,10 @@ import click
 
 from inflect.cli.options import (
     beam_option,
-    comma_list,
     data_dir_option,
     device_option,
     format_option,
+    language_list,
     setting_option,
     threads_option,
 )
@@ -27,7 +27,7 @@ def report() -> None:
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--lang", "languages", multiple=True, metavar="L", callback=comma_list,
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language(s) whose --split is read (or of each --gold file): repeatable, or "
                    "a comma-separated list (--lang german,finnish).")
 @click.option("--split", default="dev", show_default=True)

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from inflect import defaults
-from inflect.cli.options import FiniteFloat, device_option, threads_option
+from inflect.cli.options import FiniteFloat, device_option, languages_or_all, threads_option
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
 from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
@@ -75,7 +75,7 @@ class _ReadHelp(click.Option):
 
 
 @click.command("train")
-@click.option("--lang", "lang", default=None,
+@click.option("--lang", "lang", default=None, callback=languages_or_all,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
                    "multilingual model with language symbols). Not needed with --resume.")
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
@@ -282,7 +282,7 @@ def _remove_if_unused(out_dir) -> None:
 
 
 @click.command("queue", context_settings={"ignore_unknown_options": True})
-@click.option("--lang", "lang", default=None,
+@click.option("--lang", "lang", default=None, callback=languages_or_all,
               help="Languages: a comma-separated list or 'all' (every language with data in "
                    "--setting). Not needed to restart a queue (its own languages; given, they "
                    "are added).")
