@@ -50,10 +50,10 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
 
         try:
             done = fetch_unimorph(languages, data_dir, progress=progress, timeout=timeout)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
-        except (FetchError, ChecksumError, LexiconError, OSError) as exc:
+        except (FetchError, ChecksumError, LexiconError, OSError) as exc:  # OutputError too
             raise click.ClickException(str(exc)) from None
+        except ValueError as exc:  # a language without a pinned file: a usage error
+            raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
     for language in done:
         _say_installed(language)
 

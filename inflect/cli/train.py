@@ -352,8 +352,9 @@ def queue_command(lang, setting, root, jobs, threads, only_status, out_format, d
         statuses = run_queue(spec, root_path, jobs=jobs, threads=threads, data_dir=data_dir,
                              log=log)
     except KeyboardInterrupt:
-        _print_queue(queue_status(root_path), root_path, out_format)
-        raise SystemExit(130) from None
+        with contextlib.suppress(FileNotFoundError, ValueError):  # interrupted before it began
+            _print_queue(queue_status(root_path), root_path, out_format)
+        raise
     except (ValueError, FileNotFoundError, CheckpointError) as exc:
         raise click.ClickException(str(exc)) from None
     _print_queue(statuses, root_path, out_format)
