@@ -40,7 +40,7 @@ from inflect.cli.resolve import (
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
 @click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
-                   "german); with --model and no --gold, the language(s) whose --split is read "
+                   "german, else the name is the row's label); with --model and no --gold, the language(s) whose --split is read "
                    "(repeatable, or a comma-separated list).")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
@@ -77,7 +77,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
 
     Inputs are matched by lemma and tag bundle (not by line); a gold input with no prediction
     counts as the empty prediction. Examples: inflect evaluate --model runs/de --lang german
-    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev.
+    --split dev --out results/de; inflect evaluate --pred german.pred --gold german-dev; any two
+    files, as the shared task's evalm.py: inflect evaluate --pred pred --gold gold (the row is
+    named by the gold file's language, or else its name).
     """
     set_threads(threads)
     import warnings
