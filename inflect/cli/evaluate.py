@@ -40,8 +40,8 @@ from inflect.cli.resolve import (
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
 @click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
-                   "german, else the name is the row's label); with --model and no --gold, the language(s) whose --split is read "
-                   "(repeatable, or a comma-separated list).")
+                   "german, else the name is the row's label); with --model and no --gold, the "
+                   "language(s) whose --split is read (repeatable, or a comma-separated list).")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @beam_option(" (with --model)")
