@@ -504,15 +504,15 @@ def test_cli_errors_keep_written_results(ckpt, tmp_path):
     assert res.stderr.count("'GEN'") == 1
 
     cases = [
-        (["--lang", "germn", "kala", "V"], "did you mean 'german'"),
-        (["kala", "V;GEN", "--strict"], "unknown UniMorph feature 'GEN' in tag bundle"),
-        (["kala", "v", "--strict"], "unknown UniMorph feature 'v' (did you mean 'V'?)"),
-        (["", "V"], "empty lemma"),
-        (["b" * 101, "V"], "longer than the model's limit of 100 symbols"),
+        (["--lang", "germn", "kala", "V"], "did you mean 'german'", 2),  # a wrong option value
+        (["kala", "V;GEN", "--strict"], "unknown UniMorph feature 'GEN' in tag bundle", 1),
+        (["kala", "v", "--strict"], "unknown UniMorph feature 'v' (did you mean 'V'?)", 1),
+        (["", "V"], "empty lemma", 1),
+        (["b" * 101, "V"], "longer than the model's limit of 100 symbols", 1),
     ]
-    for args, message in cases:
+    for args, message, status in cases:
         res = run("predict", "--model", str(ckpt), *args)
-        assert res.exit_code == 1, args
+        assert res.exit_code == status, args
         assert message in res.stderr, res.stderr
     res = run("predict", "--model", str(ckpt), "kala")
     assert res.exit_code == 2 and "TAGS" in res.stderr

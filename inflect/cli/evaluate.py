@@ -133,12 +133,12 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if fmt == "tsv":
         echo_tsv(lambda: frame_tsv(frame))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    console = Console()
+    console = terminal_console()
     if models:  # the title soft-wrapped: a model path is folded by the terminal, never cut
         console.print(title, style="bold", soft_wrap=True, markup=False, highlight=False)
-    console.print(evaluation_table(frame, None) if models else scores_table(frame))
+    console.print(fitted(evaluation_table(frame, None) if models else scores_table(frame)))
 
 
 def _output_files(out_prefix: str | None) -> list[str]:

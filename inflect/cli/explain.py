@@ -89,8 +89,8 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     if fmt == "tsv":
         echo_tsv(lambda: attention_tsv(found))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    console = Console()
-    console.print(prediction_table(found.prediction))
-    console.print(attention_heatmap(found))
+    console = terminal_console()
+    console.print(fitted(prediction_table(found.prediction)))
+    console.print(fitted(attention_heatmap(found)))

@@ -33,7 +33,6 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
     folder (--data-dir, else $INFLECT_DATA_DIR, else the user cache folder), under unimorph/.
     Offline: inflect lexicon add FILE --lang L installs a file copied by other means.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
     from inflect.corpora.manifests import ChecksumError, FetchError, FetchProgress
@@ -41,7 +40,9 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
     from inflect.lexicon.unimorph import fetch_unimorph
 
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    from inflect.render.common import terminal_console
+
+    with Progress(*columns, console=terminal_console(stderr=True), transient=True) as bar:
         task = bar.add_task("UniMorph", total=None)
 
         def progress(event: FetchProgress) -> None:
@@ -156,6 +157,6 @@ def lexicon_list(data_dir: str | None, out_format: str | None) -> None:
     missing = [n for n in pins().languages if n not in {i.language for i in here}]
     footer = (f"UniMorph is pinned for {len(missing)} more languages ({', '.join(missing[:6])}"
               f"{', ...' if len(missing) > 6 else ''}): inflect lexicon fetch LANGUAGE")
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    Console().print(lexicons_table(rows, footer if missing else ""))
+    terminal_console().print(fitted(lexicons_table(rows, footer if missing else "")))

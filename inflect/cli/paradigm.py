@@ -16,7 +16,7 @@ from inflect.cli.options import (
     setting_option,
     threads_option,
 )
-from inflect.cli.output import output_format, stream_records
+from inflect.cli.output import output_format, say_blank, say_header, stream_records
 from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
 
 
@@ -118,10 +118,7 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
         if input_path is None:
             requests = iter([ParadigmRequest(lemma, pos, lang)])
         else:
-            requests = read_requests(
-                input_path,
-                on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
-                                                   err=True))
+            requests = read_requests(input_path, on_blank=say_blank, on_header=say_header)
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

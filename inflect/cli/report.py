@@ -102,9 +102,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         if fmt == "tsv":
             echo_tsv(lambda: ambiguity_tsv(found))
             return
-        from rich.console import Console
+        from inflect.render.common import fitted, terminal_console
 
-        Console().print(ambiguity_rich(found))
+        terminal_console().print(fitted(ambiguity_rich(found)))
         return
     where = ", ".join(languages) or ", ".join(gold_files)
     title = f"Ambiguity report: {where} {split if not gold_files else ''}".rstrip()

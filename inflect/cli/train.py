@@ -175,17 +175,16 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     torchrun --nproc-per-node N -m inflect train ... (each process takes --batch-size rows of
     every update).
     """
-    from rich.console import Console
-
     from inflect.nn.checkpoint import CheckpointError
     from inflect.nn.model import resolve_device
+    from inflect.render.common import terminal_console
     from inflect.training.distributed import World
     from inflect.training.items import load_data
     from inflect.training.run_start import start_config
     from inflect.training.state import saved_run
 
     try:  # under torchrun, rank 0 alone speaks
-        console = Console(stderr=True, quiet=not World.from_environment().is_main)
+        console = terminal_console(stderr=True, quiet=not World.from_environment().is_main)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     set_threads(threads)
@@ -371,6 +370,6 @@ def _print_queue(statuses, root, out_format) -> None:
     if output_format(out_format) == "tsv":
         click.echo(queue_tsv(statuses), nl=False)
     else:
-        from rich.console import Console
+        from inflect.render.common import fitted, terminal_console
 
-        Console().print(queue_table(statuses, f"queue {root}"))
+        terminal_console().print(fitted(queue_table(statuses, f"queue {root}")))
