@@ -144,6 +144,11 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
 def _output_files(out_prefix: str | None) -> list[str]:
     """The files ``--out PREFIX`` writes (PREFIX.parquet, .csv, .svg; none without it); a
     PREFIX that names a folder is a usage error."""
+    if out_prefix == "-":
+        raise click.BadParameter(
+            "'-': --out takes a PREFIX of three files (PREFIX.parquet, .csv, .svg), which "
+            "standard output cannot hold; the results go to standard output without --out "
+            "(--format tsv in full)", param_hint="--out")
     if out_prefix is not None and (
         out_prefix.endswith(("/", os.sep)) or os.path.isdir(out_prefix) or not out_prefix.strip()
     ):

@@ -105,6 +105,16 @@ def one_language(ctx, param, value):
     return None if value is None else _language_names(ctx, param, (value,))[0]
 
 
+def a_folder(ctx, param, value):
+    """An option naming a folder to write (``--out`` of train and queue): ``-`` (standard
+    output, as the options naming a file take it) cannot hold one."""
+    if value == "-":
+        raise click.BadParameter(
+            "'-' is standard output, which cannot hold a folder; give the folder's name (e.g. "
+            "runs/de)", ctx, param)
+    return value
+
+
 class FiniteFloat(click.FloatRange):
     """A float option that must be finite (``nan``, ``inf`` refused) and in its range."""
 

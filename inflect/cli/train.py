@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from inflect import defaults
-from inflect.cli.options import FiniteFloat, device_option, languages_or_all, threads_option
+from inflect.cli.options import (
+    FiniteFloat,
+    a_folder,
+    device_option,
+    languages_or_all,
+    threads_option,
+)
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
 from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
@@ -98,6 +104,7 @@ class _ReadHelp(click.Option):
               help=f"Random seed of the weights, the batches and dropout (0 to "
                    f"{defaults.MAX_SEED}).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              callback=a_folder,
               help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
 @click.option("--preset", default=None, cls=_ReadHelp,
               make_help=lambda: f"Named hyperparameters ({', '.join(PRESETS)}); default: the "
@@ -288,6 +295,7 @@ def _remove_if_unused(out_dir) -> None:
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
               help="Training-data size (default: high; restarting: the queue's).")
 @click.option("--out", "root", required=True, type=click.Path(file_okay=False),
+              callback=a_folder,
               help="The queue's folder: queue.json, one run folder per language, logs/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Languages trained at a time (one process each; one per core).")
