@@ -69,7 +69,9 @@ def test_json_lines_carry_every_form_and_the_place():
     for r in records:
         alone = predict_forms("Katze", r["tags"])
         assert [f["form"] for f in r["forms"]] == [f["form"] for f in alone["forms"]]
-        assert all(f["source"] is None for f in r["forms"])
+        # one record shape with predict's: a model form is source "model", attested false
+        assert [set(f) for f in r["forms"]] == [set(f) for f in alone["forms"]]
+        assert all(f["source"] == "model" and f["attested"] is False for f in r["forms"])
         assert r["features"][0] == "N" and r["input"] is None
         assert r["complete"] == (r["certificate"] == "full_support")
 

@@ -99,12 +99,6 @@ class InflectAnswer(BaseModel):
     results: list[PredictionRecord]
 
 
-class CellForm(BaseModel):
-    form: str
-    probability: float
-    source: str | None
-
-
 class CellRecord(BaseModel):
     """One cell: the record ``inflect paradigm --format jsonl`` writes."""
 
@@ -121,7 +115,7 @@ class CellRecord(BaseModel):
     complete: bool
     uncertain: bool
     more_than: int | None
-    forms: list[CellForm]
+    forms: list[FormRecord]  # one shape with a prediction's forms
     warnings: list[str]
     cells_from: str
     input: str | None
