@@ -23,12 +23,20 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from inflect.training.items import Item
 
-__all__ = ["MIN_RUN", "alphabet", "hallucinate", "hallucinate_item", "stem_runs"]
+__all__ = [
+    "MIN_RUN",
+    "alphabet",
+    "hallucinate",
+    "hallucinate_item",
+    "hallucination_report",
+    "stem_runs",
+]
 
 #: The shortest run of aligned identical symbols taken as stem (the paper's 3).
 MIN_RUN = 3
@@ -143,3 +151,27 @@ def hallucinate(items: Sequence[Item], size: int, seed: int) -> list[Item]:
                         break
         out += made
     return out
+
+
+def hallucination_report(
+    items: Sequence[Item], made: Sequence[Item], size: int
+) -> dict[str, Any] | None:
+    """What :func:`hallucinate` did, for the run's start line: None when ``size`` is 0, else
+    ``size``; ``before`` and ``after``: the training pairs without and with the hallucinated
+    ones; ``added``: pairs added per language (in order of first appearance, 0 included);
+    ``full``: the languages that had ``size`` pairs or more already (none added: ``--hallucinate``
+    above their size adds some), with their sizes; ``no_stem``: those below ``size`` whose pairs
+    have no stem run to replace."""
+    if not size:
+        return None
+    own: dict[str, int] = {}
+    for it in items:
+        own[it.language or ""] = own.get(it.language or "", 0) + 1
+    added = {language: 0 for language in own}
+    for it in made:
+        added[it.language or ""] += 1
+    return {
+        "size": size, "before": len(items), "after": len(items) + len(made), "added": added,
+        "full": {language: n for language, n in own.items() if n >= size},
+        "no_stem": [language for language, n in own.items() if n < size and not added[language]],
+    }
