@@ -39,6 +39,13 @@ PARADIGM_SURE = 0.9
 PARADIGM_FOLD_BELOW = 0.05
 PARADIGM_CHUNK_SIZE = 2048
 
+#: Terminal tables (:mod:`inflect.render.common`): a column of text is narrowed to no fewer than
+#: TABLE_TEXT_MIN_COLUMNS (its words folded) before a table gives way to plain lines; numbers
+#: are never narrowed. A ``$COLUMNS`` that is not a whole number of at least
+#: TERMINAL_MIN_COLUMNS (``COLUMNS=0``) is not taken for the terminal's width.
+TABLE_TEXT_MIN_COLUMNS = 8
+TERMINAL_MIN_COLUMNS = 20
+
 #: Seconds between two saves of the trainer state inside an epoch (an interrupted run loses at
 #: most this much work).
 CHECKPOINT_SECONDS = 300.0

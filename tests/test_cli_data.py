@@ -128,7 +128,7 @@ def test_stats_reads_the_environment_variable(toy_data):
 
 def test_stats_errors(toy_data):
     result = run("data", "stats", "germn", "--data-dir", str(toy_data))
-    assert result.exit_code == 1 and "did you mean 'german'" in result.output
+    assert result.exit_code == 2 and "did you mean 'german'" in result.output
     result = run("data", "stats", "german", "--setting", "high", "--data-dir", str(toy_data))
     assert result.exit_code == 1 and "INFLECT_DATA_DIR" in result.output
 

@@ -142,18 +142,39 @@ def test_evaluate_names_a_baseline_file_that_is_not_utf8(tmp_path):
     assert f"{baseline}: not UTF-8 text" in result.output
 
 
-def test_evaluate_refuses_a_language_the_file_name_does_not_give(tmp_path):
-    gold = tmp_path / "de50-dev"  # 'de50' is no language: ask for --lang, do not label it
-    gold.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
-    pred = tmp_path / "de50.pred"
-    pred.write_text("Haus\tHäuser\tN;NOM;PL\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold)])
-    assert result.exit_code == 1
-    assert str(gold) in result.output and "--lang" in result.output
+def test_evaluate_scores_two_files_of_any_name_as_evalm_does(tmp_path):
+    # evalm.py takes any two files: a name that gives no language ('gold', 'de50') is the
+    # pair's label, and --lang still names the language
+    gold = tmp_path / "gold"
+    gold.write_text("Haus\tHäuser\tN;NOM;PL\nBaum\tBäume\tN;NOM;PL\n", encoding="utf-8")
+    pred = tmp_path / "pred"
+    pred.write_text("Haus\tHäuser\tN;NOM;PL\nBaum\tBaume\tN;NOM;PL\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold),
+                                       "--format", "tsv"])
+    assert result.exit_code == 0, result.output
+    # one of two exact (50 %); distances 0 and 1 (ä -> a), mean 0.5
+    assert result.output.splitlines()[1].split("\t")[:4] == ["gold", "2", "50.0", "0.5"]
+    de50 = tmp_path / "de50-dev"
+    de50.write_bytes(gold.read_bytes())
+    labelled = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(de50),
+                                         "--format", "tsv"])
+    assert labelled.output.splitlines()[1].split("\t")[:3] == ["de50", "2", "50.0"]
     given = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold),
                                       "--lang", "de", "--format", "tsv"])
     assert given.exit_code == 0, given.output
-    assert given.output.splitlines()[1].split("\t")[:3] == ["german", "1", "100.0"]
+    assert given.output.splitlines()[1].split("\t")[:3] == ["german", "2", "50.0"]
+    # two pairs whose names give the same label: each named by its path
+    other = tmp_path / "b"
+    other.mkdir()
+    (other / "gold").write_bytes(gold.read_bytes())
+    (other / "pred").write_bytes(gold.read_bytes())
+    two = CliRunner().invoke(main, ["evaluate", "--pred", str(pred), "--gold", str(gold),
+                                    "--pred", str(other / "pred"), "--gold", str(other / "gold"),
+                                    "--format", "tsv"])
+    assert two.exit_code == 0, two.output
+    rows = [line.split("\t")[:3] for line in two.output.splitlines()[1:]]
+    assert rows == [[str(gold), "2", "50.0"], [str(other / "gold"), "2", "100.0"],
+                    ["macro-average", "4", "75.0"]]
 
 
 def test_predict_strips_whitespace_around_the_lemma(tmp_path):

@@ -139,6 +139,33 @@ def test_a_language_without_stem_runs_gets_none():
     assert hallucinate([item("Haus", "Häuser"), item("ab", "abe")], 100, seed=1) == []
 
 
+def test_the_report_says_the_size_after_and_warns_where_none_was_added():
+    from inflect.training.hallucination import hallucination_report
+    from inflect.training.progress import hallucination_lines
+
+    xs = [item(lem, "ge" + lem[:-2] + "t", lang="x") for lem in ("sagen", "machen", "legen")]
+    ys = [item("kaufen", "gekauft", lang="y")] * 12  # 12 pairs: at or above the size
+    zs = [item("Haus", "Häuser", lang="z")]  # no stem run
+    items = xs + ys + zs
+    made = hallucinate(items, 10, seed=3)
+    report = hallucination_report(items, made, 10)
+    # x: 3 + 7 = 10; y: 12 >= 10, none; z: no stem run, none (counted by hand)
+    assert report == {"size": 10, "before": 16, "after": 23, "added": {"x": 7, "y": 0, "z": 0},
+                      "full": {"y": 12}, "no_stem": ["z"]}
+    line, warning = hallucination_lines(report)
+    assert line == ("--hallucinate 10: 7 hallucinated pairs (x 7) added to the 16 of the data: "
+                    "23 training pairs")
+    assert "y 12" in warning and "give N above it" in warning and "no pair of z" in warning
+    assert hallucination_report(items, [], 0) is None
+
+    # the case met: --hallucinate 5000 on a training set of 10,000 pairs adds nothing, said so
+    many = [item(f"sag{i:05d}en", f"gesag{i:05d}t", lang="german") for i in range(10_000)]
+    report = hallucination_report(many, hallucinate(many, 5000, seed=1), 5000)
+    line, warning = hallucination_lines(report)
+    assert line == "--hallucinate 5,000: no pair added; the training set keeps its 10,000 pairs"
+    assert warning is not None and "german 10,000" in warning
+
+
 def test_the_config_field_is_checked():
     assert TrainConfig(hallucinate=10_000).hallucinate == 10_000
     with pytest.raises(ValueError, match="hallucinate"):
@@ -153,8 +180,12 @@ def test_the_config_field_is_checked():
 def test_the_trainer_trains_on_the_hallucinated_pairs_and_records_them(tmp_path):
     train_items, dev_items = synthetic.items(60, seed=1), synthetic.items(20, seed=2)
     config = Config.from_preset("tiny", hallucinate=200, max_epochs=1)
-    trainer = Trainer(config, TrainingData(train_items, dev_items), tmp_path, device="cpu")
+    events = []
+    trainer = Trainer(config, TrainingData(train_items, dev_items), tmp_path, device="cpu",
+                      progress=lambda event, info: events.append((event, info)))
     result = trainer.run()
+    start = next(info for event, info in events if event == "start")
+    assert (start["hallucination"]["before"], start["hallucination"]["after"]) == (60, 200)
     expected = hallucinate(train_items, 200, seed=1)
     # 60 real pairs and 140 hallucinated ones in every epoch (no copy items in `tiny`)
     assert trainer.sampler.items_per_epoch == 200 and len(expected) == 140

@@ -273,6 +273,36 @@ def test_answers_list_unimorph_after_the_user_s_file_and_evaluate_treats_it_as_s
     assert "attests the gold form of" in refused.output and "UniMorph" in refused.output
 
 
+def test_lexicon_remove_uninstalls_what_add_installed_and_nothing_else(tmp_path):
+    home = tmp_path / "data"
+    for language, text in (("english", ENGLISH), ("german", "Haus\tHäuser\tN;NOM;PL\n")):
+        copy = tmp_path / f"{language}.txt"
+        copy.write_text(text, encoding="utf-8")
+        add_unimorph(copy, language, home)
+    assert [i.language for i in installed(home)] == ["english", "german"]
+    before = files_under(home)
+
+    def remove(*args):
+        return CliRunner().invoke(main, ["lexicon", "remove", *args, "--data-dir", str(home)])
+
+    # a language not installed, beside one that is: nothing removed, status 1, both named
+    refused = remove("eng", "french")
+    assert refused.exit_code == 1 and "french: not installed" in refused.output
+    assert "installed: english, german" in refused.output
+    assert files_under(home) == before
+    assert remove("germn").exit_code == 2  # no language's name: a usage error
+    assert remove().exit_code == 2
+
+    done = remove("eng")
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("removed UniMorph english (eng): 4 forms, 1 file(s)")
+    german = blob_id("Haus\tHäuser\tN;NOM;PL\n".encode())[:7]
+    assert files_under(home / "unimorph") == ["deu", f"deu/german.txt.{german}", "german.parquet"]
+    assert UniMorphLexicon(home).lookup("english", "zorp", TagBundle.parse("V;PST")) == ()
+    assert [a.form for a in UniMorphLexicon(home).lookup(
+        "german", "Haus", TagBundle.parse("N;NOM;PL"))] == ["Häuser"]
+
+
 def test_pinning_leaves_out_git_lfs_pointers_and_pins_the_blob_git_lists(tmp_path):
     """recipes/dictionaries/pin_unimorph.py on a real git repository: the inflection file is
     pinned with the blob id computed by hand (SHA-1 of ``blob <size>\\0`` + bytes), an LFS

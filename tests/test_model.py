@@ -346,10 +346,14 @@ def test_step_matches_teacher_forced_forward_and_reorder_gathers_rows(output):
             assert probs.dtype == torch.float32 and probs.shape == (3, model.target_size)
             torch.testing.assert_close(probs.sum(-1), torch.ones(3))
             alpha = {"softmax": 1.0, "sparsemax": 2.0, "entmax15": 1.5, "entmax:1.3": 1.3}[output]
+            scores = logits[:, t].double()
+            if t == 0:  # the first symbol is never EOS: the empty string is never a form
+                scores = scores.index_fill(-1, torch.tensor([model.eos_id]), float("-inf"))
+                assert (probs[:, model.eos_id] == 0).all()
             if alpha == 1.0:
-                expected = torch.softmax(logits[:, t].double(), -1).float()
+                expected = torch.softmax(scores, -1).float()
             else:
-                expected = oracle.entmax_bisect(logits[:, t].double(), alpha, n_iter=100).float()
+                expected = oracle.entmax_bisect(scores, alpha, n_iter=100).float()
             torch.testing.assert_close(probs, expected, atol=2e-5, rtol=1e-4)
             # the forward's fused recurrence and step() agree to float rounding, exact zeros kept
             torch.testing.assert_close(a, attn[:, t], atol=1e-6, rtol=1e-5)

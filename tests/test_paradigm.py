@@ -267,7 +267,7 @@ def test_requests_are_read_lazily_with_file_and_line(tmp_path):
         next(requests)
     assert blanks == [3]
     path.write_bytes(b"Haus\n\xff\n")
-    with pytest.raises(ParadigmError, match=rf"^{path}:2: not UTF-8"):
+    with pytest.raises(ParadigmError, match=rf"^{path}:2: bytes that are not UTF-8 at byte 1"):
         list(read_requests(path))
     path.write_bytes(b"\tN\n")
     with pytest.raises(ParadigmError, match=rf"^{path}:1: empty lemma"):

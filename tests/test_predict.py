@@ -506,15 +506,15 @@ def test_cli_errors_keep_written_results(ckpt, tmp_path):
     assert res.stderr.count("'GEN'") == 1
 
     cases = [
-        (["--lang", "germn", "kala", "V"], "did you mean 'german'"),
-        (["kala", "V;GEN", "--strict"], "unknown UniMorph feature 'GEN' in tag bundle"),
-        (["kala", "v", "--strict"], "unknown UniMorph feature 'v' (did you mean 'V'?)"),
-        (["", "V"], "empty lemma"),
-        (["b" * 101, "V"], "longer than the model's limit of 100 symbols"),
+        (["--lang", "germn", "kala", "V"], "did you mean 'german'", 2),  # a wrong option value
+        (["kala", "V;GEN", "--strict"], "unknown UniMorph feature 'GEN' in tag bundle", 1),
+        (["kala", "v", "--strict"], "unknown UniMorph feature 'v' (did you mean 'V'?)", 1),
+        (["", "V"], "empty lemma", 1),
+        (["b" * 101, "V"], "longer than the model's limit of 100 symbols", 1),
     ]
-    for args, message in cases:
+    for args, message, status in cases:
         res = run("predict", "--model", str(ckpt), *args)
-        assert res.exit_code == 1, args
+        assert res.exit_code == status, args
         assert message in res.stderr, res.stderr
     res = run("predict", "--model", str(ckpt), "kala")
     assert res.exit_code == 2 and "TAGS" in res.stderr
@@ -883,6 +883,30 @@ def test_the_empty_string_is_never_a_form(monkeypatch, place):
     assert [f.form for f in got.forms] == [f.form for f in plain.forms]
     assert got.certificate is (Certificate.NONE if place == 0 else Certificate.MODE_ONLY)
     assert any("empty string" in w for w in got.warnings)
+
+
+@pytest.mark.parametrize(("language", "lemma", "tags"), [
+    ("breton", "mont", "V;FIN;IND;PRS;3;SG"),  # 'ya': the model gave the empty string 0.0218
+    ("english", "Lewinsky", "V;V.PTCP;PST"),  # 0.0023: found on the dev sets, with the above
+])
+def test_the_model_never_ends_before_its_first_symbol(language, lemma, tags):
+    """The cause of the note "the model gave the empty string probability ...", met on
+    ordinary dev inputs: EOS was a possible first symbol. The first step now gives EOS
+    probability 0 (its logit masked before the mapping), so the empty string never comes up,
+    nothing is left out, and the certificate is the search's own: where it is full support the
+    forms' probabilities are the whole distribution (they sum to 1)."""
+    import math
+
+    from inflect.decoding.protocol import Certificate
+    from inflect.inference.predictor import Predictor
+
+    got = Predictor.from_default(language, lexicons=()).predict(lemma, tags)
+    assert not any("empty string" in w for w in got.warnings), got.warnings
+    assert all(f.form for f in got.forms)
+    if got.certificate is Certificate.FULL_SUPPORT:
+        assert math.fsum(f.probability for f in got.forms) == pytest.approx(1.0, abs=1e-4)
+    if language == "breton":  # before: mode only (the support less the empty string)
+        assert got.certificate is Certificate.FULL_SUPPORT
 
 
 def test_a_warning_is_shown_once_on_a_terminal_and_once_in_a_pipe():

@@ -134,7 +134,7 @@ def test_read_sentences_names_file_and_line(tmp_path):
     first = next(found)
     assert (first.text, first.line, first.source) == ("Ein Hund.", 1, str(path))
     assert next(found).text == "Zwei"
-    with pytest.raises(InputError, match=rf"{path}:3: not UTF-8"):
+    with pytest.raises(InputError, match=rf"{path}:3: bytes that are not UTF-8 at byte 1"):
         next(found)
 
 

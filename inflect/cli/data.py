@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from inflect import defaults
-from inflect.cli.options import data_dir_option, format_option, tag_format_option
+from inflect.cli.options import data_dir_option, format_option, one_language, tag_format_option
 from inflect.cli.output import echo_tsv, output_format
 
 
@@ -20,7 +20,6 @@ def data() -> None:
 @data_dir_option
 def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -> None:
     """Download DATASET (see `inflect data list`) and verify every file's SHA-256."""
-    from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
     from inflect.corpora.manifests import (
@@ -37,8 +36,10 @@ def data_fetch(dataset: str, languages: tuple[str, ...], data_dir: str | None) -
         manifest.select(languages or None)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="DATASET / --lang") from None
+    from inflect.render.common import terminal_console
+
     folder = resolve_data_dir(data_dir)
-    console = Console(stderr=True)
+    console = terminal_console(stderr=True)
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(f"{manifest.name}", total=None)
@@ -87,15 +88,15 @@ def data_list(dataset: str | None, data_dir: str | None, out_format: str | None)
         echo_tsv(lambda: languages_tsv(chosen.name, language_summary(chosen, data_dir), splits)
                   if dataset else datasets_tsv(manifests, present))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    console = Console()
-    console.print(datasets_table(manifests, present))
-    console.print(languages_table(chosen.name, language_summary(chosen, data_dir), splits))
+    console = terminal_console()
+    console.print(fitted(datasets_table(manifests, present)))
+    console.print(fitted(languages_table(chosen.name, language_summary(chosen, data_dir), splits)))
 
 
 @data.command("stats")
-@click.argument("language")
+@click.argument("language", callback=one_language)
 @click.option(
     "--setting",
     type=click.Choice(list(defaults.SETTINGS)),
@@ -123,9 +124,9 @@ def data_stats(language: str, setting: str | None, data_dir: str | None,
     if fmt == "tsv":
         echo_tsv(lambda: stats_tsv(stats))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    Console().print(stats_table(stats))
+    terminal_console().print(fitted(stats_table(stats)))
 
 
 @data.command("check")

@@ -9,10 +9,10 @@ import click
 
 from inflect.cli.options import (
     beam_option,
-    comma_list,
     data_dir_option,
     device_option,
     format_option,
+    language_list,
     setting_option,
     tag_format_option,
     threads_option,
@@ -39,10 +39,10 @@ from inflect.cli.resolve import (
 @click.option("--gold", "gold_files", multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Gold file, lemma<TAB>form<TAB>tags (repeatable, paired with --pred in order).")
-@click.option("--lang", "languages", multiple=True, metavar="L", callback=comma_list,
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language of each --gold file (default: from the file name, german-dev -> "
-                   "german); with --model and no --gold, the language(s) whose --split is read "
-                   "(repeatable, or a comma-separated list).")
+                   "german, else the name is the row's label); with --model and no --gold, the "
+                   "language(s) whose --split is read (repeatable, or a comma-separated list).")
 @click.option("--split", default="dev", show_default=True,
               help="With --model and no --gold: the shared-task split to evaluate on.")
 @beam_option(" (with --model)")
@@ -82,7 +82,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     language's 2018 bundles when the model predicts here; --pred files are matched to --gold
     by the tags as written (inflect predict --format 2018 writes them so). Examples: inflect
     evaluate --model runs/de --lang german --split dev --out results/de; inflect evaluate --pred
-    german.pred --gold german-dev.
+    german.pred --gold german-dev; any two files, as the shared task's evalm.py: inflect
+    evaluate --pred pred --gold gold (the row is named by the gold file's language, or else its
+    name).
     """
     set_threads(threads)
     import warnings
@@ -137,17 +139,22 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if fmt == "tsv":
         echo_tsv(lambda: frame_tsv(frame))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    console = Console()
+    console = terminal_console()
     if models:  # the title soft-wrapped: a model path is folded by the terminal, never cut
         console.print(title, style="bold", soft_wrap=True, markup=False, highlight=False)
-    console.print(evaluation_table(frame, None) if models else scores_table(frame))
+    console.print(fitted(evaluation_table(frame, None) if models else scores_table(frame)))
 
 
 def _output_files(out_prefix: str | None) -> list[str]:
     """The files ``--out PREFIX`` writes (PREFIX.parquet, .csv, .svg; none without it); a
     PREFIX that names a folder is a usage error."""
+    if out_prefix == "-":
+        raise click.BadParameter(
+            "'-': --out takes a PREFIX of three files (PREFIX.parquet, .csv, .svg), which "
+            "standard output cannot hold; the results go to standard output without --out "
+            "(--format tsv in full)", param_hint="--out")
     if out_prefix is not None and (
         out_prefix.endswith(("/", os.sep)) or os.path.isdir(out_prefix) or not out_prefix.strip()
     ):

@@ -27,9 +27,9 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
               help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
 @beam_option()
-@click.option("--png", "png", type=click.Path(dir_okay=False), default=None,
+@click.option("--png", "png", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Also write the heat maps as a PNG, one panel per form (needs matplotlib: the "
-                   "'plot' extra).")
+                   "'plot' extra); '-': the PNG alone to standard output, no table.")
 @click.option("--max-forms", type=click.IntRange(min=1), default=4, show_default=True,
               help="Draw at most this many forms of the support in the PNG (most probable first).")
 @format_option("one line per attention weight of each string drawn: form, probability, step, "
@@ -58,6 +58,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     from inflect.inference.explain import explain
     from inflect.inference.predictor import load_predictor
     from inflect.inference.registry import NoDefaultModelError
+    from inflect.io.outputs import is_stdout
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.figures import attention_png, check_plotting
     from inflect.render.tables import attention_heatmap, prediction_table
@@ -65,8 +66,12 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
 
     check_setting(setting, models)
     fmt = output_format(out_format)
+    to_stdout = is_stdout(png)
+    if to_stdout and out_format is not None:
+        raise click.UsageError("--png - writes the PNG to standard output: drop --format (or "
+                               "give --png FILE.png)")
     if png:  # before any work: a PNG's name, the file can be written, matplotlib is there
-        if not png.lower().endswith(".png"):
+        if not to_stdout and not png.lower().endswith(".png"):
             raise click.BadParameter(
                 f"{png!r}: --png writes a PNG image; give a file name ending in .png (a .jpg or "
                 ".svg name would hold PNG bytes)", param_hint="--png")
@@ -93,12 +98,14 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
             write_outputs([(png, lambda temp: temp.write_bytes(picture))])
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
-        click.echo(f"wrote {png}", err=True)
+        click.echo("wrote the PNG to standard output" if to_stdout else f"wrote {png}", err=True)
+    if to_stdout:  # standard output holds the picture: no table after it
+        return
     if fmt == "tsv":
         echo_tsv(lambda: attention_tsv(found))
         return
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    console = Console()
-    console.print(prediction_table(found.prediction))
-    console.print(attention_heatmap(found))
+    console = terminal_console()
+    console.print(fitted(prediction_table(found.prediction)))
+    console.print(fitted(attention_heatmap(found)))

@@ -16,12 +16,16 @@ from inflect import __version__
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: Every status a command may end with.
+EXIT_STATUSES = frozenset({0, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED})
 
 
 class InflectGroup(click.Group):
-    """The ``inflect`` group: one place where a closed or broken standard stream (``<&-``,
-    ``>&-``, a pipe whose reader went away) becomes a one-line error with exit status 1, not a
-    traceback, whichever command meets it."""
+    """The ``inflect`` group: the one place where every command's end becomes one of the
+    README's exit statuses (:data:`EXIT_STATUSES`), whichever command meets it: Ctrl-C
+    (:class:`KeyboardInterrupt`, wherever raised) is 130; a closed or broken standard stream
+    (``<&-``, ``>&-``, a pipe whose reader went away) a one-line error with status 1, not a
+    traceback; a library's own status (uvicorn's 3 for a server that did not start) is 1."""
 
     def main(self, *args, **kwargs):
         from inflect.io.stdio import guard_standard_streams
@@ -41,6 +45,10 @@ class InflectGroup(click.Group):
                 sys.stdout.flush()
             click.echo("\ninterrupted (Ctrl-C): what was written before it is kept", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except SystemExit as exc:  # sys.exit(N) of a library: its cause is already logged
+            if isinstance(exc.code, int) and exc.code not in EXIT_STATUSES:
+                raise click.exceptions.Exit(EXIT_ERROR) from None
+            raise
         except (OSError, ValueError) as exc:
             from inflect.io.stdio import stream_problem
 

@@ -1,11 +1,11 @@
 """`inflect lexicon`: the dictionaries consulted before the model: fetch UniMorph for a language,
-add a UniMorph file copied by hand, list what is installed."""
+add a UniMorph file copied by hand, list what is installed, remove a language."""
 
 from __future__ import annotations
 
 import click
 
-from inflect.cli.options import data_dir_option, format_option
+from inflect.cli.options import data_dir_option, format_option, one_language
 from inflect.cli.output import echo_tsv, output_format
 
 
@@ -33,7 +33,6 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
     folder (--data-dir, else $INFLECT_DATA_DIR, else the user cache folder), under unimorph/.
     Offline: inflect lexicon add FILE --lang L installs a file copied by other means.
     """
-    from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
     from inflect.corpora.manifests import ChecksumError, FetchError, FetchProgress
@@ -41,7 +40,9 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
     from inflect.lexicon.unimorph import fetch_unimorph
 
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    from inflect.render.common import terminal_console
+
+    with Progress(*columns, console=terminal_console(stderr=True), transient=True) as bar:
         task = bar.add_task("UniMorph", total=None)
 
         def progress(event: FetchProgress) -> None:
@@ -50,17 +51,17 @@ def lexicon_fetch(languages: tuple[str, ...], data_dir: str | None, timeout: flo
 
         try:
             done = fetch_unimorph(languages, data_dir, progress=progress, timeout=timeout)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
-        except (FetchError, ChecksumError, LexiconError, OSError) as exc:
+        except (FetchError, ChecksumError, LexiconError, OSError) as exc:  # OutputError too
             raise click.ClickException(str(exc)) from None
+        except ValueError as exc:  # a language without a pinned file: a usage error
+            raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
     for language in done:
         _say_installed(language)
 
 
 @lexicon.command("add")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--lang", "language", required=True,
+@click.option("--lang", "language", required=True, callback=one_language,
               help="The file's language: any name or code (english, en, eng).")
 @data_dir_option
 def lexicon_add(file: str, language: str, data_dir: str | None) -> None:
@@ -80,6 +81,29 @@ def lexicon_add(file: str, language: str, data_dir: str | None) -> None:
         click.echo(f"warning: {file} is not the pinned UniMorph file of {installed.language} "
                    "(its git blob id differs); installed as an unpinned file", err=True)
     _say_installed(installed)
+
+
+@lexicon.command("remove")
+@click.argument("languages", nargs=-1, required=True)
+@data_dir_option
+def lexicon_remove(languages: tuple[str, ...], data_dir: str | None) -> None:
+    """Uninstall LANGUAGES' UniMorph files and index (the counterpart of fetch and add): from
+    then on predict and paradigm no longer consult them. Every name is checked first: a
+    language that is not installed removes nothing (exit status 1)."""
+    from inflect.lexicon import LexiconError
+    from inflect.lexicon.unimorph import remove_unimorph
+    from inflect.render.common import human_size
+    from inflect.text.languages import UnknownLanguageError
+
+    try:
+        removed = remove_unimorph(languages, data_dir)
+    except UnknownLanguageError as exc:  # a name that is no language's: a usage error
+        raise click.BadParameter(str(exc), param_hint="LANGUAGES") from None
+    except (LexiconError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for language in removed:
+        click.echo(f"removed UniMorph {language.language} ({language.iso}): {language.forms:,} "
+                   f"forms, {len(language.files)} file(s), {human_size(language.size)}")
 
 
 def _say_installed(language) -> None:
@@ -133,6 +157,6 @@ def lexicon_list(data_dir: str | None, out_format: str | None) -> None:
     missing = [n for n in pins().languages if n not in {i.language for i in here}]
     footer = (f"UniMorph is pinned for {len(missing)} more languages ({', '.join(missing[:6])}"
               f"{', ...' if len(missing) > 6 else ''}): inflect lexicon fetch LANGUAGE")
-    from rich.console import Console
+    from inflect.render.common import fitted, terminal_console
 
-    Console().print(lexicons_table(rows, footer if missing else ""))
+    terminal_console().print(fitted(lexicons_table(rows, footer if missing else "")))

@@ -50,14 +50,14 @@ def models_command(out_format, every, commands, verbose, models_dir):
 
         click.echo(models_tsv(entries), nl=False)
         return
-    from rich.console import Console
-
-    from inflect.render.common import Fitted
+    from inflect.render.common import Fitted, terminal_console
     from inflect.render.tables import models_commands, models_table
 
-    console = Console()
-    # the method column where the terminal has room for it
-    console.print(Fitted(models_table(entries), models_table(entries, method=False)))
+    console = terminal_console()
+    # the method column (wrapped) where the terminal has room for it; then the names folded;
+    # the numbers always whole
+    console.print(Fitted(models_table(entries), models_table(entries, method=False),
+                         models_table(entries, method=False, fold_names=True)))
     if not (commands or verbose):
         console.print("how each model was made and trained: inflect models --commands",
                       style="dim")

@@ -44,6 +44,36 @@ def comma_list(ctx, param, value):
     return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
 
 
+def _language_names(ctx, param, names) -> tuple[str, ...]:
+    """``names`` resolved to shared-task names (:func:`inflect.text.languages.resolve`): a name
+    that is no language's, or several languages', is a usage error (exit status 2, as every
+    other wrong option value), whichever command it is given to.
+
+    Raises:
+        click.BadParameter: naming the value, the closest languages (or those it names).
+    """
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    try:
+        return tuple(resolve(name).name for name in names)
+    except UnknownLanguageError as exc:  # AmbiguousLanguageError too (a subclass)
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+def language_list(ctx, param, value):
+    """``--lang`` of a command that takes several languages (repeatable, or ``a,b``): each a
+    known language's name, resolved to its shared-task name (``de`` -> ``german``)."""
+    return _language_names(ctx, param, comma_list(ctx, param, value))
+
+
+def languages_or_all(ctx, param, value):
+    """``--lang`` of `inflect train` and `inflect queue`: ``all``, or names separated by
+    commas, each a known language's (checked here; the value is passed on as given)."""
+    if value is not None and value.strip() != "all":
+        _language_names(ctx, param, comma_list(ctx, param, (value,)))
+    return value
+
+
 def lexicon_files(ctx, param, value):
     """The lexicon files of ``--lexicon`` or ``INFLECT_LEXICON`` (paths separated by ``:``):
     an empty entry of the variable (``eng:``, ``a.tsv::b.tsv``) is skipped; a file that is not
@@ -64,13 +94,24 @@ def lexicon_files(ctx, param, value):
 
 
 def one_language(ctx, param, value):
-    """``--lang`` of a command that answers in one language: ``a,b`` (several, as `inflect
-    train` and `inflect evaluate` take them) is a usage error that says so."""
+    """``--lang`` (or LANGUAGE) of a command that answers in one language, resolved to its
+    shared-task name; ``a,b`` (several, as `inflect train` and `inflect evaluate` take them) and
+    a name that is no language's are usage errors that say so."""
     if value and "," in value:
         names = [n.strip() for n in value.split(",") if n.strip()]
         raise click.BadParameter(
             f"{value!r}: {ctx.info_name} answers in one language, not {len(names)}; run it once "
             f"per language (--lang {names[0] if names else 'L'})", ctx, param)
+    return None if value is None else _language_names(ctx, param, (value,))[0]
+
+
+def a_folder(ctx, param, value):
+    """An option naming a folder to write (``--out`` of train and queue): ``-`` (standard
+    output, as the options naming a file take it) cannot hold one."""
+    if value == "-":
+        raise click.BadParameter(
+            "'-' is standard output, which cannot hold a folder; give the folder's name (e.g. "
+            "runs/de)", ctx, param)
     return value
 
 

@@ -16,6 +16,17 @@ def output_format(chosen: str | None) -> str:
     return chosen or ("table" if sys.stdout.isatty() else "tsv")
 
 
+def say_blank(source: str, number: int) -> None:
+    """On stderr: a blank input line was skipped."""
+    click.echo(f"warning: {source}:{number}: blank line skipped", err=True)
+
+
+def say_header(source: str, number: int, line: str) -> None:
+    """On stderr: a header line (it names the columns) was skipped."""
+    click.echo(f"warning: {source}:{number}: a header line, skipped "
+               f"({' '.join(line.split(chr(9)))})", err=True)
+
+
 def echo_tsv(render) -> None:
     """Print ``render()`` (TSV text); a field it cannot write is a clear error."""
     try:
@@ -37,9 +48,9 @@ def stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
 
     console = None
     if fmt == "table":
-        from rich.console import Console
+        from inflect.render.common import fitted, terminal_console
 
-        console = Console()
+        console = terminal_console()
     failed, first, seen = 0, None, set()
     try:
         if fmt == "tsv":
@@ -47,7 +58,7 @@ def stream_records(records, fmt, renderers, table, errors, tsv_header) -> None:
         for record in records:
             is_error = isinstance(record, ErrorRecord)
             if console is not None:
-                console.print(table(record))
+                console.print(fitted(table(record)))
             else:
                 text = renderers[fmt](record)
                 if text is not None:

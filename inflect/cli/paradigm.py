@@ -16,7 +16,7 @@ from inflect.cli.options import (
     setting_option,
     threads_option,
 )
-from inflect.cli.output import output_format, stream_records
+from inflect.cli.output import output_format, say_blank, say_header, stream_records
 from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
 
 
@@ -56,8 +56,9 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
                    "source, if attested), others (the other forms: a JSON array of [form, "
                    "probability]); jsonl: one JSON object per cell; html: one self-contained "
                    "page, written to --out.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
-              help="With --format html: the page to write.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None,
+              help="With --format html: the page to write ('-': standard output).")
 @lexicon_option
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="The model alone in every cell: no attested forms (as inflect predict's).")
@@ -93,7 +94,7 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
     fmt = output_format(out_format)
     if fmt == "html" and out_path is None:
         raise click.UsageError("--format html writes a page: give --out FILE (e.g. --out "
-                               "talo.html)")
+                               "talo.html; --out - for standard output)")
     if out_path is not None and fmt != "html":
         raise click.UsageError("--out is for --format html; the other formats go to standard "
                                "output")
@@ -118,10 +119,7 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
         if input_path is None:
             requests = iter([ParadigmRequest(lemma, pos, lang)])
         else:
-            requests = read_requests(
-                input_path,
-                on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
-                                                   err=True))
+            requests = read_requests(input_path, on_blank=say_blank, on_header=say_header)
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -161,7 +159,7 @@ def _write_page(found, out_path: str, fold_below: float, errors: tuple) -> None:
 
 def _save_page(made: list, out_path: str, fold_below: float) -> None:
     """Write ``made`` (paradigms) as one HTML page to ``out_path``, their warnings to stderr."""
-    from inflect.io.outputs import write_outputs
+    from inflect.io.outputs import is_stdout, write_outputs
     from inflect.render.paradigm_html import paradigm_page
 
     for p in made:
@@ -172,5 +170,6 @@ def _save_page(made: list, out_path: str, fold_below: float) -> None:
             paradigm_page(made, fold_below=fold_below), encoding="utf-8"))])
     except (OSError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {out_path}: {len(made)} paradigm(s), "
+    where = "the page to standard output" if is_stdout(out_path) else out_path
+    click.echo(f"wrote {where}: {len(made)} paradigm(s), "
                f"{sum(len(p.cells) for p in made)} cells", err=True)

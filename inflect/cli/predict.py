@@ -18,7 +18,7 @@ from inflect.cli.options import (
     tag_format_option,
     threads_option,
 )
-from inflect.cli.output import output_format, stream_records
+from inflect.cli.output import output_format, say_blank, say_header, stream_records
 from inflect.cli.resolve import (
     check_setting,
     chosen_lexicons,
@@ -130,11 +130,8 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         if input_path is None:
             queries = iter([make_query(lemma, tags, lang)])
         else:
-            queries = read_queries(
-                input_path, lang, input_format,
-                on_blank=lambda src, n: click.echo(f"warning: {src}:{n}: blank line skipped",
-                                                   err=True),
-                errors="raise" if strict else "yield")
+            queries = read_queries(input_path, lang, input_format, on_blank=say_blank,
+                                   errors="raise" if strict else "yield", on_header=say_header)
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

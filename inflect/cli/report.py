@@ -7,10 +7,10 @@ import click
 
 from inflect.cli.options import (
     beam_option,
-    comma_list,
     data_dir_option,
     device_option,
     format_option,
+    language_list,
     setting_option,
     threads_option,
 )
@@ -27,7 +27,7 @@ def report() -> None:
 @click.option("--model", "models", multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
-@click.option("--lang", "languages", multiple=True, metavar="L", callback=comma_list,
+@click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,
               help="Language(s) whose --split is read (or of each --gold file): repeatable, or "
                    "a comma-separated list (--lang german,finnish).")
 @click.option("--split", default="dev", show_default=True)
@@ -38,8 +38,10 @@ def report() -> None:
 @setting_option
 @threads_option
 @data_dir_option
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
-              help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None,
+              help="Write the report to FILE.md (Markdown) or FILE.html instead of the terminal "
+                   "('-': the Markdown report to standard output).")
 @click.option("--maps", type=click.IntRange(min=0), default=2, show_default=True,
               help="Attention maps per ambiguous input in the HTML report (its most probable "
                    "output strings); 0 for none.")
@@ -63,6 +65,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.evaluation.runner import evaluate_predictor, load_gold
     from inflect.inference.explain import explain_all
     from inflect.inference.predictor import Predictor
+    from inflect.io.outputs import is_stdout
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.markdown import ambiguity_markdown
     from inflect.render.report_html import ambiguity_html
@@ -71,6 +74,8 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.text.records import DataFormatError
 
     suffix = Path(out_file).suffix.lower() if out_file else None
+    if is_stdout(out_file):
+        suffix = ".md"
     if suffix not in (None, ".md", ".markdown", ".html", ".htm"):
         raise click.BadParameter(f"{out_file}: the file must end in .md or .html",
                                  param_hint="--out")
@@ -102,9 +107,9 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         if fmt == "tsv":
             echo_tsv(lambda: ambiguity_tsv(found))
             return
-        from rich.console import Console
+        from inflect.render.common import fitted, terminal_console
 
-        Console().print(ambiguity_rich(found))
+        terminal_console().print(fitted(ambiguity_rich(found)))
         return
     where = ", ".join(languages) or ", ".join(gold_files)
     title = f"Ambiguity report: {where} {split if not gold_files else ''}".rstrip()
@@ -118,5 +123,5 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         write_outputs([(out_file, lambda temp: temp.write_text(text, encoding="utf-8"))])
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {out_file} ({found.ambiguous} ambiguous inputs of {found.inputs})",
-               err=True)
+    where = "the report to standard output" if is_stdout(out_file) else out_file
+    click.echo(f"wrote {where} ({found.ambiguous} ambiguous inputs of {found.inputs})", err=True)

@@ -7,8 +7,8 @@ import click
 
 from inflect import defaults
 from inflect.cli.options import (
-    comma_list,
     device_option,
+    language_list,
     lexicon_option,
     models_dir_option,
     threads_option,
@@ -21,7 +21,7 @@ from inflect.cli.options import (
                    "authentication: put it behind a proxy that has).")
 @click.option("--port", type=click.IntRange(0, 65535), default=defaults.SERVE_PORT,
               show_default=True, help="Port to listen on (0: any free port, printed).")
-@click.option("--lang", "languages", multiple=True, callback=comma_list,
+@click.option("--lang", "languages", multiple=True, callback=language_list,
               help="Load these languages' models at the start (repeatable, or a,b); the others "
                    "are loaded on first use.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -72,7 +72,7 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
         check_no_lexicon(lexicon_files)
         lexicon_files = ()  # INFLECT_LEXICON alone: --no-lexicon overrides it
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 (the extra's presence)
 
         from inflect.serve.app import create_app
         from inflect.serve.service import SETTINGS_ENV, ServeSettings
@@ -83,12 +83,14 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
     from inflect.inference.registry import NoDefaultModelError, RegistryError, default_model
     from inflect.nn.threads import choose_threads
     from inflect.nn.vocab import UnknownSymbolWarning
+    from inflect.serve.running import ServerError, check_address, run_server
 
-    try:
+    try:  # before any model loads: the address (a port in use, a bad --host), the models
+        check_address(host, port)
         for language in languages:
             default_model(language, models_dir)
-    except (ValueError, NoDefaultModelError, RegistryError) as exc:
-        raise click.BadParameter(str(exc), param_hint="--lang") from None
+    except (ServerError, ValueError, NoDefaultModelError, RegistryError) as exc:
+        raise click.ClickException(str(exc)) from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
     settings = ServeSettings(
         languages=tuple(languages), max_models=max_models, device=device,
@@ -100,11 +102,13 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
               "timeout_graceful_shutdown": int(defaults.SERVE_SHUTDOWN_SECONDS)}
     if workers > 1:
         os.environ[SETTINGS_ENV] = settings.to_json()
-        uvicorn.run("inflect.serve.app:app_from_environment", factory=True, workers=workers,
-                    **common)
-        return
-    try:
-        app = create_app(settings)
-    except (ValueError, LookupError, OSError) as exc:
+        app, common["factory"] = "inflect.serve.app:app_from_environment", True
+    else:
+        try:
+            app = create_app(settings)
+        except (ValueError, LookupError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+    try:  # Ctrl-C: KeyboardInterrupt, exit status 130 (inflect.cli.group)
+        run_server(app, workers=workers, **common)
+    except ServerError as exc:
         raise click.ClickException(str(exc)) from None
-    uvicorn.run(app, **common)

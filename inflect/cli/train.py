@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from inflect import defaults
-from inflect.cli.options import FiniteFloat, device_option, threads_option
+from inflect.cli.options import (
+    FiniteFloat,
+    a_folder,
+    device_option,
+    languages_or_all,
+    threads_option,
+)
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
 from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
@@ -75,7 +81,7 @@ class _ReadHelp(click.Option):
 
 
 @click.command("train")
-@click.option("--lang", "lang", default=None,
+@click.option("--lang", "lang", default=None, callback=languages_or_all,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
                    "multilingual model with language symbols). Not needed with --resume.")
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
@@ -98,6 +104,7 @@ class _ReadHelp(click.Option):
               help=f"Random seed of the weights, the batches and dropout (0 to "
                    f"{defaults.MAX_SEED}).")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              callback=a_folder,
               help="Run folder (model.safetensors, metrics.csv, trainer_state.safetensors).")
 @click.option("--preset", default=None, cls=_ReadHelp,
               make_help=lambda: f"Named hyperparameters ({', '.join(PRESETS)}); default: the "
@@ -182,17 +189,16 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     torchrun --nproc-per-node N -m inflect train ... (each process takes --batch-size rows of
     every update).
     """
-    from rich.console import Console
-
     from inflect.nn.checkpoint import CheckpointError
     from inflect.nn.model import resolve_device
+    from inflect.render.common import terminal_console
     from inflect.training.distributed import World
     from inflect.training.items import load_data
     from inflect.training.run_start import start_config
     from inflect.training.state import saved_run
 
     try:  # under torchrun, rank 0 alone speaks
-        console = Console(stderr=True, quiet=not World.from_environment().is_main)
+        console = terminal_console(stderr=True, quiet=not World.from_environment().is_main)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     set_threads(threads)
@@ -290,13 +296,14 @@ def _remove_if_unused(out_dir) -> None:
 
 
 @click.command("queue", context_settings={"ignore_unknown_options": True})
-@click.option("--lang", "lang", default=None,
+@click.option("--lang", "lang", default=None, callback=languages_or_all,
               help="Languages: a comma-separated list or 'all' (every language with data in "
                    "--setting). Not needed to restart a queue (its own languages; given, they "
                    "are added).")
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
               help="Training-data size (default: high; restarting: the queue's).")
 @click.option("--out", "root", required=True, type=click.Path(file_okay=False),
+              callback=a_folder,
               help="The queue's folder: queue.json, one run folder per language, logs/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Languages trained at a time (one process each; one per core).")
@@ -360,8 +367,9 @@ def queue_command(lang, setting, root, jobs, threads, only_status, out_format, d
         statuses = run_queue(spec, root_path, jobs=jobs, threads=threads, data_dir=data_dir,
                              log=log)
     except KeyboardInterrupt:
-        _print_queue(queue_status(root_path), root_path, out_format)
-        raise SystemExit(130) from None
+        with contextlib.suppress(FileNotFoundError, ValueError):  # interrupted before it began
+            _print_queue(queue_status(root_path), root_path, out_format)
+        raise
     except (ValueError, FileNotFoundError, CheckpointError) as exc:
         raise click.ClickException(str(exc)) from None
     _print_queue(statuses, root_path, out_format)
@@ -378,6 +386,6 @@ def _print_queue(statuses, root, out_format) -> None:
     if output_format(out_format) == "tsv":
         click.echo(queue_tsv(statuses), nl=False)
     else:
-        from rich.console import Console
+        from inflect.render.common import fitted, terminal_console
 
-        Console().print(queue_table(statuses, f"queue {root}"))
+        terminal_console().print(fitted(queue_table(statuses, f"queue {root}")))

@@ -35,15 +35,20 @@ def read_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
         OSError: the file cannot be read.
         ValueError: a missing column or a value that is not a number, naming the file and line.
     """
+    import io
+    from pathlib import Path
+
     import pandas as pd
 
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError as exc:
+    from inflect.text.encodings import decode_text
+
+    text, why = decode_text(Path(path).read_bytes())
+    if text is None:
         raise ValueError(
-            f"{path}: not UTF-8 text (byte {exc.start + 1}: {exc.reason}); the baseline table "
-            "is a UTF-8 CSV file with the columns language,setting,accuracy,levenshtein"
-        ) from None
+            f"{path}: not UTF-8 text, {why}; the baseline table is a UTF-8 CSV file with the "
+            "columns language,setting,accuracy,levenshtein"
+        )
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     missing = [c for c in BASELINE_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")

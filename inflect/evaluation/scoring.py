@@ -34,7 +34,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from inflect.text.reading import language_of_file, read_inflections
+from inflect.text.reading import language_from_filename, language_of_file, read_inflections
 from inflect.text.records import Example, Format, Key, input_key
 
 if TYPE_CHECKING:
@@ -230,8 +230,10 @@ def score_files(
         pred_paths: prediction files (``lemma<TAB>form<TAB>tags``, see :func:`read_predictions`).
         gold_paths: gold files, one per prediction file.
         languages: one language name or alias per pair, resolved with
-            :func:`inflect.text.languages.resolve`; default: each gold file's name
-            (``german-dev`` -> ``german``).
+            :func:`inflect.text.languages.resolve`; default: the language each gold file's name
+            gives (``german-dev`` -> ``german``), else the name itself as the pair's label
+            (``gold``, ``de50-dev`` -> ``de50``): scoring needs no language, as the shared
+            task's ``evalm.py`` scores any two files.
         fmt: the layout of every file: ``"auto"`` (each file's, by
             :func:`inflect.text.layouts.detect_format`), ``"2018"`` or ``"2023"``.
 
@@ -240,7 +242,8 @@ def score_files(
 
     Raises:
         ValueError: the numbers of files and languages differ, two pairs have the same language,
-            an unknown language (:class:`inflect.text.languages.UnknownLanguageError`), a pair whose
+            an unknown language given (:class:`inflect.text.languages.UnknownLanguageError`), a
+            pair whose
             files barely overlap (fewer than :data:`MIN_MATCHED` of the gold inputs predicted
             while most predictions match no gold input: files of different languages or
             splits), or as :func:`score_predictions`.
@@ -262,8 +265,7 @@ def score_files(
 
         names = [resolve(name).name for name in languages]
     else:
-        # a name that is no known language (de50-dev) is an error asking for --lang, not a label
-        names = [language_of_file(path) for path in gold_paths]
+        names = _labels(gold_paths)
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise ValueError(f"language(s) given to more than one file pair: {', '.join(repeated)}")
@@ -275,6 +277,21 @@ def score_files(
     frame = score_predictions(pred, gold)
     _check_pairing(frame, dict(zip(names, zip(pred_paths, gold_paths, strict=True), strict=True)))
     return frame
+
+
+def _labels(gold_paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Each gold file's language (:func:`inflect.text.reading.language_of_file`), else its name
+    as a label (:func:`inflect.text.reading.language_from_filename`: ``gold``, ``de50-dev`` ->
+    ``de50``); a label two files share is replaced by each one's path."""
+    found = []
+    for path in gold_paths:
+        try:
+            found.append((language_of_file(path), True))
+        except ValueError:  # no language's name (or several languages'): a label
+            found.append((language_from_filename(path), False))
+    names = [name for name, _ in found]
+    return [name if is_language or names.count(name) == 1 else str(path)
+            for path, (name, is_language) in zip(gold_paths, found, strict=True)]
 
 
 #: The least share of a language's gold inputs that must have a prediction when most of its

@@ -23,18 +23,22 @@ class AttentionPanel:
     """The attention of one output string.
 
     Attributes:
-        form: the string as text (the form it spells).
-        probability: the string's probability under the model (or the ensemble's average); a form
-            spelled by two token strings has one panel per string.
-        target: the string's target symbols, then :data:`EOS_LABEL` (T + 1 rows).
+        form: the form the string spells (one panel per form).
+        probability: the form's probability under the model (or the ensemble's average), as the
+            prediction lists it: the sum over the token strings that spell it (an unknown
+            symbol and its copy spell the same form).
+        target: the string's target symbols, then :data:`EOS_LABEL` (T + 1 rows): of the most
+            probable token string that spells the form.
         attention: float32 numpy array [T + 1, S]: rows sum to 1, exact zeros where the attention
-            mapping gave none.
+            mapping gave none (that string's).
+        strings: the token strings found that spell the form (1 mostly).
     """
 
     form: str
     probability: float
     target: list[str]
     attention: Any
+    strings: int = 1
 
 
 @dataclass(frozen=True)
@@ -44,11 +48,13 @@ class Explanation:
     Attributes:
         prediction: the :class:`inflect.inference.outcomes.Prediction` record.
         source: the lemma's model symbols (S columns).
-        target: the best string's target symbols, then :data:`EOS_LABEL` (T + 1 rows).
-        attention: float32 numpy array [T + 1, S] of the best string: attention weights, rows sum
+        target: the first panel's target symbols (the most probable form's most probable token
+            string), then :data:`EOS_LABEL` (T + 1 rows).
+        attention: float32 numpy array [T + 1, S] of that string: attention weights, rows sum
             to 1, exact zeros where the attention mapping gave none.
-        panels: one :class:`AttentionPanel` per output string of nonzero probability, most
-            probable first (the first is the best string), at most the ``max_forms`` asked for.
+        panels: one :class:`AttentionPanel` per form of nonzero probability (the most probable
+            token string that spells it), the most probable form first (as the prediction lists
+            them), at most the ``max_forms`` asked for.
         direction: writing direction of the language, ``"ltr"`` or ``"rtl"`` (the
             :class:`inflect.text.languages.LanguageSpec`'s); the source axis is drawn right to left for
             ``"rtl"``.
@@ -73,7 +79,7 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
         max_forms: most panels (output strings of nonzero probability, most probable first), ≥ 1.
 
     Returns:
-        The :class:`Explanation`; ``target`` and ``attention`` are the best string's.
+        The :class:`Explanation`; ``target`` and ``attention`` are its first panel's.
 
     Raises:
         ValueError: ``max_forms < 1``, the search finished no string, or the model gives no
@@ -89,22 +95,24 @@ def explain_searched(predictor: Any, searched: Any, max_forms: int = 1) -> Expla
         raise ValueError("the model gives no attention weights")
     length = len(item.symbols)
     vocab = predictor.members[0].target_vocab
-    panels = []
+    listed = {f.form: f.probability for f in getattr(prediction, "model_forms", ())}
+    found: dict[str, list] = {}  # form -> [panel fields of its first string, mass, strings]
     for h in searched.beam.hypotheses:
-        if len(panels) == max_forms:
-            break
-        if h.prob <= 0.0 and panels:  # the best string is kept even if it underflowed to 0
+        if h.prob <= 0.0 and found:  # the best string is kept even if it underflowed to 0
             continue
         symbols = output_symbols(vocab, h.tokens, h.attention, item.symbols,
                                  predictor.members[0].source_vocab)
-        panels.append(
-            AttentionPanel(
-                item.codec.decode(symbols),
-                float(h.prob),
-                [*symbols, EOS_LABEL],
-                h.attention[:, :length].float().numpy(),
-            )
-        )
+        form = item.codec.decode(symbols)
+        if form in found:  # another token string of the same form: one panel per form
+            found[form][1] += float(h.prob)
+            found[form][2] += 1
+            continue
+        found[form] = [([*symbols, EOS_LABEL], h.attention[:, :length].float().numpy()),
+                       float(h.prob), 1]
+    panels = sorted(
+        (AttentionPanel(form, listed.get(form, mass), target, attention, strings)
+         for form, ((target, attention), mass, strings) in found.items()),
+        key=lambda p: -p.probability)[:max_forms]
     first = panels[0]
     return Explanation(
         prediction,

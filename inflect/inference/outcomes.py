@@ -49,6 +49,13 @@ class Form(NamedTuple):
         """True for a form of a lexicon (not of the model's distribution)."""
         return self.source is not None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The form as every JSON record writes it (a prediction's forms, a paradigm cell's):
+        ``form``, ``probability``, ``source`` (:data:`MODEL_SOURCE` for the model's, else where
+        it is attested) and ``attested`` (bool)."""
+        return {"form": self.form, "probability": self.probability,
+                "source": self.source or MODEL_SOURCE, "attested": self.attested}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
@@ -147,15 +154,7 @@ class Record(Outcome):
 
     def _outcome_dict(self) -> dict[str, Any]:
         return {
-            "forms": [
-                {
-                    "form": f.form,
-                    "probability": f.probability,
-                    "source": f.source or MODEL_SOURCE,
-                    "attested": f.source is not None,
-                }
-                for f in self.forms
-            ],
+            "forms": [f.to_dict() for f in self.forms],
             "certificate": self.certificate.value,
             "certificate_words": self.certificate_words,
             "complete": self.complete,

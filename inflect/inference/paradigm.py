@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +38,9 @@ from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
 from inflect.inference.predictor import Predictor
 from inflect.inference.queries import InputError, clean_edges, make_query
-from inflect.text.records import BOM, TagBundle, control_problem
+from inflect.text.encodings import decode_line, refuse_wide
+from inflect.text.layouts import HEADER_NAMES
+from inflect.text.records import TagBundle, control_problem
 from inflect.text.unimorph import ordered_features
 
 __all__ = [
@@ -249,9 +250,12 @@ class ParadigmRequest:
 def read_requests(
     path: str | os.PathLike[str],
     on_blank: Callable[[str, int], None] | None = None,
+    on_header: Callable[[str, int, str], None] | None = None,
 ) -> Iterator[ParadigmRequest]:
     """Read paradigm requests lazily: one a line, ``lemma`` or ``lemma<TAB>pos`` (UTF-8; ``"-"``:
-    standard input). Blank lines are skipped (``on_blank(source, line)`` is told).
+    standard input). Blank lines are skipped (``on_blank(source, line)`` is told), and so is a
+    first line ``lemma<TAB>pos`` that names the columns (``on_header(source, 1, line)``; a
+    first line ``lemma`` alone is the word).
 
     Yields:
         One :class:`ParadigmRequest` per line, with ``source`` and ``line``.
@@ -261,27 +265,24 @@ def read_requests(
             that are not UTF-8 or a control character (naming the file and the line).
         OSError: the file cannot be read.
     """
-    source = "<stdin>" if str(path) == "-" else str(path)
-    handle = sys.stdin.buffer if source == "<stdin>" else open(path, "rb")  # noqa: SIM115
-    try:
+    from inflect.io.stdio import open_input
+
+    with open_input(path) as (source, handle):
         for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ParadigmError(
-                    f"not UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8",
-                    None,
-                    source,
-                    number,
-                ) from None
+            text, why = decode_line(raw, number)  # the first line's byte order mark removed
+            if text is None:
+                raise ParadigmError(why or "", None, source, None if number == 1 and
+                                    refuse_wide(raw) else number)
             text = text.removesuffix("\n").removesuffix("\r")
-            if number == 1:
-                text = text.removeprefix(BOM)  # a byte order mark is no part of the lemma
             if not text.strip():
                 if on_blank is not None:
                     on_blank(source, number)
                 continue
             fields = text.split("\t")
+            if number == 1 and _is_header(fields):
+                if on_header is not None:
+                    on_header(source, number, text)
+                continue
             if len(fields) > 2:
                 raise ParadigmError(
                     f"{len(fields)} tab-separated fields; a line is lemma or lemma<TAB>pos",
@@ -297,9 +298,14 @@ def read_requests(
                     raise ParadigmError(f"empty {what}", text, source, number)
             pos = fields[1].strip() if len(fields) == 2 else None
             yield ParadigmRequest(fields[0], pos, None, source, number)
-    finally:
-        if handle is not sys.stdin.buffer:
-            handle.close()
+
+
+def _is_header(fields: list[str]) -> bool:
+    """A line ``lemma<TAB>pos`` (any case; ``part of speech``, ``upos``) that names the columns
+    of a file of paradigm requests."""
+    names = [" ".join(f.strip().lower().replace("_", " ").split()) for f in fields]
+    return len(names) == 2 and names[0] in HEADER_NAMES["lemma"] and names[1] in (
+        "pos", "part of speech", "upos")
 
 
 def _model_setting(predictor: Predictor) -> str | None:

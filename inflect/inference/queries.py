@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -191,6 +190,7 @@ def read_queries(
     fmt: Format = "auto",
     on_blank: Callable[[str, int], None] | None = None,
     errors: Literal["raise", "yield"] = "raise",
+    on_header: Callable[[str, int, str], None] | None = None,
 ) -> Iterator[Example | DataFormatError]:
     """Read inputs lazily from a file, or from standard input when ``path`` is ``"-"``.
 
@@ -204,6 +204,8 @@ def read_queries(
         language: stored in every query (None: the model's only language).
         fmt: ``"auto"``, ``"covered"``, ``"2018"`` or ``"2023"``.
         on_blank: called with (source, line number) for each blank line skipped.
+        on_header: called with (source, 1, the line) for a first line that names the columns
+            (``lemma<TAB>tags``; :func:`inflect.text.layouts.header_layout`), skipped.
         errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
             :class:`~inflect.text.records.DataFormatError` in its place and read on; a
             :class:`~inflect.inference.searcher.Searcher` turns it into an
@@ -219,24 +221,15 @@ def read_queries(
             and the line.
         OSError: the file cannot be read.
     """
-    source = "<stdin>" if str(path) == "-" else str(path)
-    blank = None if on_blank is None else (lambda number: on_blank(source, number))
-    if source == "<stdin>":
-        yield from _stripped(
-            iter_examples(
-                sys.stdin.buffer,
-                source=source,
-                language=language or "",
-                fmt=fmt,
-                on_blank=blank,
-                errors=errors,
-            )
-        )
-        return
-    with open(path, "rb") as handle:
+    from inflect.io.stdio import open_input
+
+    with open_input(path) as (source, handle):
+        blank = None if on_blank is None else (lambda number: on_blank(source, number))
+        header = None if on_header is None else (
+            lambda number, line: on_header(source, number, line))
         yield from _stripped(
             iter_examples(
                 handle, source=source, language=language or "", fmt=fmt, on_blank=blank,
-                errors=errors,
+                errors=errors, on_header=header,
             )
         )

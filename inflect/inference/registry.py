@@ -269,9 +269,14 @@ def _read(folder: Path) -> dict[str, list[ShippedModel]]:
             + ("; the installation is incomplete, reinstall sparse-inflect"
                if folder == _PACKAGE_DIR else "")
         )
+    from inflect.text.encodings import decode_text
+
+    text, why = decode_text(path.read_bytes())
+    if text is None:
+        raise RegistryError(f"{path}: not UTF-8 text, {why}")
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise RegistryError(f"{path}: not valid TOML ({exc})") from None
     version = doc.pop("version", 1)
     where = str(path)

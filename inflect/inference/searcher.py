@@ -472,6 +472,10 @@ class Searcher:
             except StopIteration:
                 break
             except (InputError, DataFormatError, UnknownLanguageError) as exc:
+                if isinstance(exc, DataFormatError) and exc.line is None:
+                    # the whole input is unreadable (a file in UTF-16): no line of it is an input
+                    yield from self._answer(pending, waiting, support_sizes)
+                    raise
                 error = exc
             except Exception as exc:
                 yield from self._answer(pending, waiting, support_sizes)

@@ -16,7 +16,6 @@ Peters, Niculae & Martins (2019), "Sparse Sequence-to-Sequence Models", ACL, sec
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from inflect.inference.outcomes import Outcome, Record
 from inflect.inference.queries import InputError, Prepared
 from inflect.inference.searcher import Searcher
 from inflect.nn.checkpoint import LoadedModel
+from inflect.text.encodings import decode_line, refuse_wide
 from inflect.text.records import control_problem
 
 __all__ = ["SentenceQuery", "Translation", "Translator", "read_sentences"]
@@ -99,22 +99,21 @@ def read_sentences(path: str | os.PathLike[str]) -> Iterator[SentenceQuery]:
         A :class:`SentenceQuery` per line (the line's end removed), with ``source`` and ``line``.
 
     Raises:
-        InputError: a line that is not UTF-8 (``FILE:LINE``). Empty lines are yielded and rejected
-            by :meth:`Translator.prepare` with their line number.
+        InputError: a line that is not UTF-8 (``FILE:LINE``, with the encoding it reads in), or a
+            file in UTF-16 (``FILE``). Empty lines are yielded and rejected by
+            :meth:`Translator.prepare` with their line number; a UTF-8 byte order mark is
+            removed.
         OSError: the file cannot be read.
     """
-    name = "<stdin>" if str(path) == "-" else str(path)
-    handle = sys.stdin.buffer if str(path) == "-" else open(path, "rb")  # noqa: SIM115
-    try:
+    from inflect.io.stdio import open_input
+
+    with open_input(path) as (name, handle):
         for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"not UTF-8 ({exc.reason})", None, name, number) from None
+            text, why = decode_line(raw, number)  # the first line's byte order mark removed
+            if text is None:
+                raise InputError(why or "", None, name,
+                                 None if number == 1 and refuse_wide(raw) else number)
             yield SentenceQuery(text.rstrip("\r\n"), name, number)
-    finally:
-        if handle is not sys.stdin.buffer:
-            handle.close()
 
 
 class Translator(Searcher):

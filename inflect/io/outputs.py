@@ -2,13 +2,15 @@
 naming the path the user gave, and nothing left behind by a command that fails.
 
 Used by ``inflect train --out`` (the run folder), ``evaluate --out``, ``report ambiguity --out``,
-``explain --png`` and ``data fetch --data-dir``. The writing itself (a temporary file renamed into
-place, with the umask's mode) is :func:`inflect.io.atomic.atomic_write`'s; this module checks,
-translates errors and cleans up.
+``explain --png``, ``paradigm --out`` and ``data fetch --data-dir``. The writing itself (a
+temporary file renamed into place, with the umask's mode) is
+:func:`inflect.io.atomic.atomic_write`'s; this module checks, translates errors and cleans up.
+A file named :data:`STDOUT` (``-``) is standard output: written whole, once made.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,6 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from inflect.io.atomic import atomic_write
+
+#: The name of standard output where a command takes a file to write.
+STDOUT = "-"
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """Whether ``path`` names standard output (``-``)."""
+    return path is not None and str(path) == STDOUT
 
 
 class OutputError(OSError, ValueError):
@@ -85,6 +95,8 @@ def check_output_file(path: str | os.PathLike[str], what: str | None = None) -> 
         OutputError: naming ``path`` and the reason (a parent that is a file, no permission, a
             read-only file system, a full disk, ...).
     """
+    if is_stdout(path):
+        return
     target = Path(path)
     if target.is_dir():
         raise OutputError(path, "it is a folder", what)
@@ -186,7 +198,8 @@ def write_outputs(
     (:func:`inflect.io.atomic.atomic_write`: the umask's mode, nothing half-written).
 
     When one fails, the files of ``writes`` that did not exist before are removed again, and the
-    folders created for them when empty.
+    folders created for them when empty. A path ``-`` is standard output: the file is made in a
+    temporary folder, then copied there whole (nothing half-made is written).
 
     Returns:
         The paths written, as given.
@@ -195,6 +208,13 @@ def write_outputs(
         OutputError: naming the file that could not be written and the reason.
     """
     paths = [str(path) for path, _ in writes]
+    if any(is_stdout(path) for path in paths):
+        for path, write in writes:
+            if is_stdout(path):
+                _write_stdout(write)
+            else:
+                write_outputs([(path, write)], what)
+        return paths
     existed = {path: os.path.lexists(path) for path in paths}
     created: list[Path] = []
     try:
@@ -209,3 +229,25 @@ def write_outputs(
         remove_empty_folders(created)
         raise
     return paths
+
+
+def _write_stdout(write: Callable[[Path], Any]) -> None:
+    """``write(temporary_path)`` in a temporary folder, then the file's bytes to standard output
+    (flushed); a stream that cannot take them (closed, full, a pipe whose reader went away) is
+    an :class:`OutputError` naming standard output."""
+    import shutil
+    import sys
+
+    with tempfile.TemporaryDirectory(prefix="inflect-") as folder:
+        temp = Path(folder) / "out"
+        write(temp)
+        try:
+            sys.stdout.flush()
+            with open(temp, "rb") as made:
+                shutil.copyfileobj(made, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        except OSError as exc:  # a pipe whose reader went away, a full disk, a closed stream
+            if exc.errno == errno.EPIPE:  # quiet the flush at exit
+                with suppress(OSError, ValueError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise OutputError("standard output", _reason(exc)) from None

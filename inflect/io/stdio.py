@@ -1,14 +1,23 @@
 """The standard streams and the disk, as the command line meets them: stand-ins for a standard
-stream closed at start (``<&-``, ``>&-``), and the one-line messages for a closed or broken
-stream and for a full disk (:class:`inflect.cli.group.InflectGroup` turns them into errors, not
-tracebacks)."""
+stream closed at start (``<&-``, ``>&-``), an input file or standard input opened for reading
+(:func:`open_input`), and the one-line messages for a closed or broken stream and for a full
+disk (:class:`inflect.cli.group.InflectGroup` turns them into errors, not tracebacks)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+from collections.abc import Iterator
+from typing import BinaryIO
 
-__all__ = ["ClosedStreamError", "disk_full", "guard_standard_streams", "stream_problem"]
+__all__ = [
+    "ClosedStreamError",
+    "disk_full",
+    "guard_standard_streams",
+    "open_input",
+    "stream_problem",
+]
 
 
 class ClosedStreamError(OSError):
@@ -80,6 +89,43 @@ def guard_standard_streams() -> None:
             sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
         else:
             setattr(sys, name, _ClosedStream(name))
+
+
+@contextlib.contextmanager
+def open_input(path: str | os.PathLike[str]) -> Iterator[tuple[str, BinaryIO]]:
+    """``path`` opened to read bytes, ``-`` standard input: ``(its name for messages, the
+    handle)``, ``<stdin>`` for standard input; a file is closed after the block.
+
+    Standard input is read through a file of its own on a duplicate of its descriptor, not
+    through ``sys.stdin``: a thread blocked reading it when Ctrl-C ends the command
+    (:mod:`inflect.inference.streaming` reads on one) then holds no lock that the interpreter
+    takes at exit (it aborts with "Fatal Python error: could not acquire lock for
+    <_io.BufferedReader name='<stdin>'>" otherwise). Where standard input has no descriptor (a
+    test's in-memory stream) its own buffer is read.
+
+    Raises:
+        OSError: the file cannot be opened; :class:`ClosedStreamError`: standard input was closed
+            at start.
+    """
+    import sys
+
+    if str(path) != "-":
+        with open(path, "rb") as handle:
+            yield str(path), handle
+        return
+    try:
+        descriptor = os.dup(sys.stdin.fileno())
+    except ClosedStreamError:
+        raise
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation: no descriptor
+        yield "<stdin>", sys.stdin.buffer
+        return
+    handle = os.fdopen(descriptor, "rb")
+    try:
+        yield "<stdin>", handle
+    finally:
+        with contextlib.suppress(OSError):
+            handle.close()
 
 
 def disk_full(exc: BaseException) -> bool:

@@ -13,6 +13,7 @@ repository's tree lists it).
   renamed (:func:`inflect.corpora.manifests.fetch`); then index it (:func:`install`).
 - :func:`add_unimorph`: install a file copied by hand (offline): verified against the pin where
   its blob id is the pinned one, else installed as an unpinned file named by its blob id.
+- :func:`remove_unimorph`: the counterpart of fetch and add: a language's files and index go.
 - :func:`install`: read every file of a language's folder with the data reader and write its
   index ``<data folder>/unimorph/<language>.parquet`` (:mod:`inflect.lexicon.indexed`), so a
   cold lookup reads a few kilobytes. A line the reader refuses is counted and the first one
@@ -45,6 +46,7 @@ __all__ = [
     "install",
     "installed",
     "pins",
+    "remove_unimorph",
     "unimorph_dir",
 ]
 
@@ -268,6 +270,38 @@ def add_unimorph(
             if created:
                 folder.rmdir()
         raise
+
+
+def remove_unimorph(
+    languages: Iterable[str], data_dir: str | os.PathLike[str] | None = None
+) -> list[InstalledLanguage]:
+    """Uninstall ``languages`` (any names or codes): each one's index
+    ``<data folder>/unimorph/<language>.parquet`` goes first (from then on it is not consulted),
+    then its files ``<data folder>/unimorph/<iso>/``. Every name is checked before anything is
+    removed.
+
+    Returns:
+        The languages removed, as they were installed (their forms, files and sizes).
+
+    Raises:
+        UnknownLanguageError: no language has one of the names.
+        LexiconError: a language that is not installed (the message lists those that are).
+        OSError: a file cannot be removed.
+    """
+    here = {i.language: i for i in installed(data_dir)}
+    chosen = list(dict.fromkeys(_resolve(name).name for name in languages))
+    absent = [name for name in chosen if name not in here]
+    if absent:
+        have = ", ".join(here) if here else "none"
+        raise LexiconError(f"UniMorph {', '.join(absent)}: not installed in "
+                           f"{unimorph_dir(data_dir)} (installed: {have}); nothing was removed")
+    for name in chosen:
+        language = here[name]
+        language.index.unlink()
+        files = unimorph_dir(data_dir) / language.iso
+        if files.is_dir():
+            shutil.rmtree(files)
+    return [here[name] for name in chosen]
 
 
 class UniMorphLexicon:

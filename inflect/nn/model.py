@@ -288,6 +288,11 @@ class Seq2Seq(nn.Module):
         Returns:
             probs: float32 (N, V), the output mapping of the logits (rows sum to 1, exact
             zeros outside the support); attention: float32 (N, S); the new state.
+
+        At the first step (``prev`` BOS) EOS has probability 0: the empty string is never a
+        form nor a translation, so the model's first symbol is one of the others (its logit is
+        masked before the mapping, as the symbols of other languages are; where the mapping
+        already gave EOS 0 there, as a sparse one mostly does, nothing changes).
         """
         w = state.weights
         decoder = self.decoder
@@ -302,6 +307,11 @@ class Seq2Seq(nn.Module):
         logits = decoder.logits(feed, attn, copy_index)
         if new.source.output_mask is not None:  # the symbols of other languages: probability 0
             logits = logits.masked_fill(~new.per_row(new.source.output_mask), float("-inf"))
+        first = prev.to(self.device) == self.bos_id  # the first symbol is never EOS
+        if bool(first.any()):
+            eos = torch.zeros_like(logits, dtype=torch.bool)
+            eos[:, self.eos_id] = first
+            logits = logits.masked_fill(eos, float("-inf"))
         probs = self.output_mapping.forward(logits, dim=-1)
         return probs, attn, new
 

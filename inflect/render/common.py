@@ -1,6 +1,7 @@
 """What every renderer shares: how a number is written (a probability, a share in percent, a size
-in bytes), a renderable that shows the widest layout the terminal holds, HTML escaping, the words
-of a certificate's badge, and the attention panels of an explanation. Rendering only.
+in bytes), the terminal's console and a renderable that shows the widest layout the terminal
+holds (a table's numbers never cut), HTML escaping, the words of a certificate's badge, and the
+attention panels of an explanation. Rendering only.
 """
 
 from __future__ import annotations
@@ -62,21 +63,180 @@ def is_error(pred: Any) -> bool:
 
 
 class Fitted:
-    """A renderable that shows the first of ``layouts`` whose natural width (nothing wrapped
-    or cut) fits the console, else the last (which must fit any width)."""
+    """A renderable that shows the first of ``layouts`` that fits the console, else the last
+    (which should fit any width), so that a form or a number is never cut.
+
+    A layout fits when its natural width (nothing wrapped or cut) does, or, for a
+    :class:`rich.table.Table`, when it does without borders (:func:`compact`), or then with its
+    numbers whole and its text folded (:func:`narrowed`): a right-justified column holds numbers, each kept whole (its header's
+    words may wrap); a column of text that wraps is narrowed to its ``min_width`` or
+    :data:`inflect.defaults.TABLE_TEXT_MIN_COLUMNS`, no fewer; a ``no_wrap`` or fixed-width
+    column keeps its width. Where no layout fits and the last is a table, its rows are shown
+    as plain lines (:func:`table_lines`), which fit any width.
+    """
 
     def __init__(self, *layouts: Any) -> None:
         self.layouts = layouts
 
     def __rich_console__(self, console: Any, options: Any) -> Any:
         from rich.measure import Measurement
+        from rich.table import Table
 
-        for layout in self.layouts[:-1]:
-            wide = options.update(width=1_000_000)  # Measurement.get clamps to the width
-            if Measurement.get(console, wide, layout).maximum <= options.max_width:
-                yield layout
+        wide = options.update(width=1_000_000)  # Measurement.get clamps to the width
+        for layout in self.layouts:
+            tries = [layout]
+            if isinstance(layout, Table):  # without its borders, then narrowed
+                tries.append(compact(layout))
+            for shown in tries:
+                if Measurement.get(console, wide, shown).maximum <= options.max_width:
+                    yield shown
+                    return
+            narrow = narrowed(console, options, tries[-1]) if len(tries) > 1 else None
+            if narrow is not None:
+                yield narrow
                 return
-        yield self.layouts[-1]
+        last = self.layouts[-1]
+        yield table_lines(last) if isinstance(last, Table) else last
+
+
+def compact(table: Any) -> Any:
+    """A copy of ``table`` without borders: its columns one space apart."""
+    import copy
+
+    bare = copy.copy(table)
+    bare.box, bare.show_edge, bare.pad_edge, bare.collapse_padding = None, False, False, True
+    bare.padding = (0, 1)
+    return bare
+
+
+def fitted(renderable: Any) -> Any:
+    """``renderable`` for a terminal of any width: a table as :class:`Fitted` (its numbers
+    whole, its text folded, else plain lines), a group with each of its tables so; anything
+    else (a :class:`Fitted` already, text) as it is."""
+    from rich.console import Group
+    from rich.table import Table
+
+    if isinstance(renderable, Table):
+        return Fitted(renderable)
+    if isinstance(renderable, Group):
+        return Group(*(fitted(r) for r in renderable.renderables), fit=renderable.fit)
+    return renderable
+
+
+def narrowed(console: Any, options: Any, table: Any) -> Any:
+    """A copy of ``table`` whose columns have fixed widths that fit ``options.max_width`` with
+    every number whole, or None where none do. A right-justified column (numbers) is as wide
+    as its widest cell (and its header's longest word); a column of text that wraps, at least
+    its ``min_width`` or :data:`inflect.defaults.TABLE_TEXT_MIN_COLUMNS` (its natural width
+    where narrower), its words folded; a ``no_wrap`` or fixed-width column as wide as it is.
+    The room left goes first to the numbers' headers, then to the text furthest from holding
+    its longest word, then to the text furthest from its natural width."""
+    import copy
+    import dataclasses
+
+    from rich.measure import Measurement
+
+    from inflect import defaults
+
+    wide = options.update(width=1_000_000)
+
+    def width(cell: Any) -> int:
+        return Measurement.get(console, wide, cell).maximum
+
+    def longest_word(cell: Any) -> int:
+        return Measurement.get(console, wide, cell).minimum
+
+    natural, least, words = [], [], []
+    for column in table.columns:
+        cells = list(column.cells)
+        header = [column.header] if table.show_header else []
+        full = max(map(width, cells + header), default=1)
+        full = max(full, column.min_width or 0)
+        if column.width is not None:
+            full = need = column.width
+        elif column.no_wrap:
+            need = full
+        elif column.justify == "right":  # numbers: whole; the header's words may wrap
+            need = max([*map(width, cells), *map(longest_word, header), column.min_width or 0])
+        else:
+            need = min(full, column.min_width or defaults.TABLE_TEXT_MIN_COLUMNS)
+        natural.append(full)
+        least.append(need)
+        words.append(max(map(longest_word, cells + header), default=1))
+    chrome = Measurement.get(console, wide, table).maximum - sum(natural)
+    room = options.max_width - chrome - sum(least)
+    if room < 0:
+        return None
+    widths = list(least)
+    numbers = [i for i, c in enumerate(table.columns) if c.justify == "right"]
+    for i in numbers:  # the numbers' headers on one line where there is room
+        grow = min(room, natural[i] - widths[i])
+        widths[i] += grow
+        room -= grow
+    for goal in ([min(w, n) for w, n in zip(words, natural, strict=True)], natural):
+        while room > 0:  # one column at a time: the one furthest from its goal
+            i = max(range(len(widths)), key=lambda j: goal[j] - widths[j])
+            if goal[i] <= widths[i]:
+                break
+            widths[i] += 1
+            room -= 1
+    def fixed(column: Any, width: int) -> Any:
+        if column.justify == "right":  # as wide as its numbers: only the header wraps
+            return dataclasses.replace(column, width=width, no_wrap=False)
+        if column.no_wrap or column.width is not None:
+            return dataclasses.replace(column, width=width)
+        return dataclasses.replace(column, width=width, overflow="fold")  # a word: folded
+
+    shown = copy.copy(table)
+    shown.columns = [fixed(c, w) for c, w in zip(table.columns, widths, strict=True)]
+    return shown
+
+
+def table_lines(table: Any) -> Any:
+    """``table`` as plain lines, for a terminal too narrow for it: its title, its header (dim),
+    then one line per row, the cells of text two spaces apart (other cells, a bar, left out);
+    a line wraps between words, so a number is never cut."""
+    from rich.console import Group
+    from rich.text import Text
+
+    def text(cell: Any) -> Text | None:  # a header's lines joined
+        if isinstance(cell, Text):
+            return Text(" ").join(cell.split("\n")) if "\n" in cell.plain else cell
+        return Text(" ".join(cell.split("\n"))) if isinstance(cell, str) else None
+
+    def line(cells: list[Any], style: str = "") -> Text:
+        parts = [t for t in map(text, cells) if t is not None and t.plain]
+        return Text("  ", style=style).join(parts) if parts else Text("")
+
+    lines: list[Any] = []
+    if table.title:
+        lines.append(text(table.title) or Text(""))
+    if table.show_header:
+        lines.append(line([column.header for column in table.columns], "dim"))
+    rows = zip(*(list(column.cells) for column in table.columns), strict=True)
+    lines += [line(list(row)) for row in rows]
+    return Group(*lines)
+
+
+def terminal_console(**options: Any) -> Any:
+    """A :class:`rich.console.Console` (``options`` as its own, ``stderr=True`` ...) whose width
+    is the terminal's: ``$COLUMNS`` where it is a whole number of at least
+    :data:`inflect.defaults.TERMINAL_MIN_COLUMNS`, else (``COLUMNS=0``, ``COLUMNS=abc``) the
+    terminal's own size, else 80, never 0 (a width of 0 prints nothing)."""
+    import os
+    import shutil
+
+    from rich.console import Console
+
+    from inflect import defaults
+
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and not (columns.strip().isdigit()
+                                    and int(columns) >= defaults.TERMINAL_MIN_COLUMNS):
+        # the terminal's size where $COLUMNS is no width (shutil then asks the terminal)
+        size = shutil.get_terminal_size((80, 24)).columns
+        options.setdefault("width", size if size >= defaults.TERMINAL_MIN_COLUMNS else 80)
+    return Console(**options)
 
 
 def html_text(text: object) -> str:

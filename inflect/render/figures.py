@@ -296,8 +296,9 @@ def _weight_text(weight: float) -> str:
 
 def attention_figure(explanation: Explanation, max_forms: int | None = None) -> Any:
     """The attention of an explanation's strings as a matplotlib figure: one heat map panel per
-    string (``explanation.panels``, at most ``max_forms``; the best string alone where there are
-    no panels), each titled with its form and probability; rows are target symbols then
+    form (``explanation.panels``, at most ``max_forms``; the best string alone where there are
+    no panels), each titled with its form and probability (and the number of token strings that
+    spell it, where several: the map is the most probable one's); rows are target symbols then
     ``</s>``, columns source symbols (right to left for a right-to-left language); each nonzero
     weight is written in its cell, exact zeros are blank (white); one shared colour scale.
 
@@ -353,7 +354,9 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
         )
         if ax in axes[:, 0]:  # once per line of panels: a neighbour's label would overlap
             ax.set_ylabel("output")
-        ax.set_title(f"{_plain(panel.form)}   p = {probability_text(panel.probability)}")
+        spelt = f"\n{panel.strings} strings" if panel.strings > 1 else ""  # the first's map
+        ax.set_title(f"{_plain(panel.form)}\np = {probability_text(panel.probability)}{spelt}",
+                     fontsize=10)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     pred = explanation.prediction

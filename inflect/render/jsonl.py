@@ -27,7 +27,8 @@ def cell_dict(paradigm: Paradigm, cell: Cell) -> dict[str, Any]:
     """One cell as a JSON-able dict (one JSON Lines record of :func:`paradigm_jsonl`): ``lemma``,
     ``language``, ``pos``, ``tags``, ``features`` (dimension order), ``block`` (list), ``row``,
     ``column``, ``certificate``, ``certificate_words``, ``complete``, ``uncertain``,
-    ``more_than``, ``forms`` (``form``, ``probability``, ``source``: null unless attested),
+    ``more_than``, ``forms`` (:meth:`inflect.inference.outcomes.Form.to_dict`, as a prediction's:
+    ``form``, ``probability``, ``source``: ``model`` or where it is attested, ``attested``),
     ``conflict`` (the sources of its attested forms disagree), ``warnings``, ``cells_from`` and
     ``input`` (``FILE:LINE`` of an ``--input`` line, or null)."""
     return {
@@ -44,9 +45,7 @@ def cell_dict(paradigm: Paradigm, cell: Cell) -> dict[str, Any]:
         "complete": cell.complete,
         "uncertain": cell.uncertain,
         "more_than": cell.more_than,
-        "forms": [
-            {"form": f.form, "probability": f.probability, "source": f.source} for f in cell.forms
-        ],
+        "forms": [f.to_dict() for f in cell.forms],  # one shape with predict's records
         "conflict": cell.conflict,
         "warnings": list(cell.warnings),
         "cells_from": paradigm.cells_from,

@@ -61,7 +61,7 @@ def stats_table(stats: Sequence[SplitStats]) -> Group:
     longest lemma and form of each split (see :class:`inflect.corpora.stats.SplitStats`)."""
     title = stats[0].language if stats else ""
     table = Table(title=Text(f"{title} (CoNLL–SIGMORPHON 2018 task 1)"))
-    table.add_column("", no_wrap=True)
+    table.add_column("", overflow="fold")  # the statistic's name: its words wrap
     for s in stats:
         table.add_column(Text(_SHORT_SPLITS.get(s.split, s.split)), justify="right")
     rows: list[tuple[str, list[str]]] = [
@@ -103,7 +103,8 @@ def datasets_table(manifests: Sequence[Manifest], present: Sequence[int]) -> Tab
     """The shipped datasets: name, description, files (present locally), size, licence."""
     table = Table(title="datasets")
     for column in ("dataset", "description", "files (here)", "size", "licence"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold",
+                         justify="right" if column in ("files (here)", "size") else "left")
     for manifest, here in zip(manifests, present, strict=True):
         size = sum(f.size for f in manifest.files)
         table.add_row(
@@ -120,7 +121,7 @@ def languages_table(name: str, rows: Sequence[LanguageSummary], splits: Sequence
     """Per-language examples per split (— where a split does not exist), size and how many of
     the language's files are in the data folder."""
     table = Table(title=Text(f"{name}: examples per split"))
-    table.add_column("language", no_wrap=True)
+    table.add_column("language", overflow="fold")
     for split in splits:
         table.add_column(Text(_SHORT_SPLITS.get(split, split)), justify="right")
     table.add_column("size", justify="right", no_wrap=True)
@@ -140,15 +141,15 @@ def scores_table(frame: pd.DataFrame, title: str = "CoNLL–SIGMORPHON 2018 task
     the macro-average last; accuracy (percent) and mean Levenshtein distance at 2 decimals, as
     the shared-task scorer prints them."""
     table = Table(title=Text(title))
-    table.add_column("language", no_wrap=True)
+    table.add_column("language", overflow="fold")
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")
     table.add_column("levenshtein", justify="right")
     counts = [
         c for c in ("missing", "extra", "gold_duplicates", "pred_duplicates") if c in frame.columns
     ]
-    for column in counts:
-        table.add_column(column.replace("_", " "), justify="right")
+    for column in counts:  # a header's words on lines of their own: the column stays narrow
+        table.add_column(column.replace("_", "\n"), justify="right")
     last = len(frame) - 1
     for i, row in enumerate(frame.itertuples(index=False)):
         values = row._asdict()
@@ -277,21 +278,29 @@ def short_method(method: str | None) -> str:
     return re.sub(r", ([\d,]+) long pairs", r" + long \1", method)
 
 
-def models_table(models: Sequence[ShippedModel], method: bool = True) -> Table:
+#: The fewest columns the ``method`` column of :func:`models_table` is given (its words wrap).
+METHOD_MIN_COLUMNS = 20
+
+
+def models_table(models: Sequence[ShippedModel], method: bool = True,
+                 fold_names: bool = False) -> Table:
     """The shipped default models: one line per language and model (language, model, members,
-    dev accuracy in percent, setting, size, and with ``method`` how the members were made: a
-    column too wide for 80 columns, so a narrow terminal leaves it to :func:`models_commands`);
-    how each model was trained is :func:`models_commands`."""
+    dev accuracy in percent, setting, size, and with ``method`` how the members were made, its
+    words wrapped in no fewer than :data:`METHOD_MIN_COLUMNS`: a terminal narrower than the
+    other columns and those leaves it to :func:`models_commands`); ``fold_names``: the language
+    and model names fold (a narrow terminal). How each model was trained is
+    :func:`models_commands`. Show it in :class:`~inflect.render.common.Fitted`: the numbers stay
+    whole."""
     table = Table(title="shipped default models", box=None, header_style="bold underline",
                   pad_edge=False, collapse_padding=True)
-    table.add_column("language", no_wrap=True)
-    table.add_column("model", no_wrap=True)
+    table.add_column("language", no_wrap=not fold_names, overflow="fold")
+    table.add_column("model", no_wrap=not fold_names, overflow="fold")
     table.add_column("members", justify="right", no_wrap=True)
     table.add_column("dev %", justify="right", no_wrap=True)
     table.add_column("setting", no_wrap=True)
     table.add_column("size", justify="right", no_wrap=True)
     if method:
-        table.add_column("method", no_wrap=True)
+        table.add_column("method", min_width=METHOD_MIN_COLUMNS)
     for m in models:
         missing = f" ({len(m.missing)} missing)" if m.missing else ""
         table.add_row(

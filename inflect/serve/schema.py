@@ -104,12 +104,6 @@ class InflectAnswer(BaseModel):
     results: list[PredictionRecord]
 
 
-class CellForm(BaseModel):
-    form: str
-    probability: float
-    source: str | None
-
-
 class CellRecord(BaseModel):
     """One cell: the record ``inflect paradigm --format jsonl`` writes."""
 
@@ -126,7 +120,7 @@ class CellRecord(BaseModel):
     complete: bool
     uncertain: bool
     more_than: int | None
-    forms: list[CellForm]
+    forms: list[FormRecord]  # one shape with a prediction's forms
     conflict: bool = Field(False, description="The sources of the attested forms disagree.")
     warnings: list[str]
     cells_from: str

@@ -14,6 +14,9 @@ One example a line, fields separated by a TAB:
   disagree (more than :data:`LAYOUT_MAX_DISSENT` of them) is refused with a message asking for
   the layout, and a line that plainly contradicts the layout found is an error of its own
   (:func:`contradiction`).
+
+A first line that names the columns (``lemma<TAB>form<TAB>tags``, :func:`header_layout`) is a
+header: every reader skips it (as a blank line, counted and said), and it tells the layout.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ __all__ = [
     "contradiction",
     "detect_format",
     "detect_layout",
+    "header_layout",
     "layout_vote",
 ]
 
@@ -65,6 +69,34 @@ _UD_TAGS = re.compile(
     r"(?:[A-Z]+\|)?(?:_|[A-Za-z0-9]+(?:\[[a-z0-9]+\])?=[A-Za-z0-9,]+"
     r"(?:\|[A-Za-z0-9]+(?:\[[a-z0-9]+\])?=[A-Za-z0-9,]+)*)"
 )
+#: The names a header line gives each field (lower case), as spreadsheets and other tools
+#: write them.
+HEADER_NAMES = {
+    "lemma": frozenset({"lemma", "lemmas"}),
+    "form": frozenset({"form", "forms", "inflected form", "inflection", "word form", "wordform",
+                       "target"}),
+    "tags": frozenset({"tags", "tag", "tag bundle", "msd", "features", "feats", "unimorph"}),
+}
+_HEADERS: dict[tuple[str, ...], Format] = {
+    ("lemma", "form", "tags"): "2018", ("lemma", "tags", "form"): "2023",
+    ("lemma", "tags"): "covered",
+}
+
+
+def header_layout(fields: list[str]) -> Format | None:
+    """The layout a header line names, its fields split on TAB (``lemma``, ``form``, ``tags``
+    and their usual names, :data:`HEADER_NAMES`, in any case): ``lemma form tags`` -> ``"2018"``,
+    ``lemma tags form`` -> ``"2023"``, ``lemma tags`` -> ``"covered"``; None for a line that is
+    not such a header (no word names a column: a header needs a lemma and a tag column, so
+    ``lemma`` alone, a real word, is data)."""
+    names = []
+    for field in fields:
+        key = " ".join(field.strip(WHITESPACE).lower().replace("_", " ").split())
+        name = next((n for n, words in HEADER_NAMES.items() if key in words), None)
+        if name is None:
+            return None
+        names.append(name)
+    return _HEADERS.get(tuple(names))
 
 
 def bundle_score(text: str) -> int:

@@ -17,12 +17,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
+from inflect.text.encodings import decode_line, refuse_wide
 from inflect.text.layouts import (
     LAYOUT_STREAM_LINES,
     bundle_score,
     contradiction,
     detect_format,
     detect_layout,
+    header_layout,
     layout_vote,
 )
 from inflect.text.records import (
@@ -98,6 +100,13 @@ def _width_problem(found: int, names: tuple[str, ...], resolved: str | None) -> 
     )
 
 
+def _header_conflict(named: str, given: str) -> str:
+    """The message for a header line that names another layout than the one given."""
+    return (f"the header line names the layout {' '.join(_FIELDS[named])} ({named}), but the "
+            f"layout given is {given} ({' '.join(_FIELDS[given])}); drop the layout given, or "
+            "correct the header")
+
+
 def _cr_hint(line: str) -> str:
     """What to do about carriage returns inside a line (a file with CR-only line endings is read
     as one line), or ``""``."""
@@ -158,6 +167,17 @@ def parse_lines(
     stats = ReadStats(source=source, fmt=fmt)
     lines = _file_lines(lines, bad_lines, stats)
     resolved = None if fmt == "auto" else fmt
+    named = header_layout(lines[0].removesuffix("\r").split("\t")) if lines else None
+    if named is not None:  # a header line: skipped (its number kept), and it tells the layout
+        stats.header = lines[0].removesuffix("\r")
+        bad_lines = bad_lines | {1}
+        if resolved is None:
+            resolved = named
+        elif resolved != named:
+            problem = DataFormatError(source, 1, _header_conflict(named, resolved), lines[0])
+            if not collect_errors:
+                raise problem
+            errors.append(problem)
     if resolved is None:
         try:
             resolved = detect_layout(
@@ -331,6 +351,7 @@ def iter_examples(
     fmt: Format = "auto",
     on_blank: Callable[[int], None] | None = None,
     errors: Literal["raise", "yield"] = "raise",
+    on_header: Callable[[int, str], None] | None = None,
 ) -> Iterator[Example | DataFormatError]:
     """Parse lines one at a time, lazily: the streaming form of :func:`parse_lines`.
 
@@ -351,6 +372,9 @@ def iter_examples(
         fmt: ``"auto"``, ``"2018"``, ``"covered"`` or ``"2023"``.
         on_blank: called with the 1-based number of each blank (or whitespace-only) line, which
             is skipped.
+        on_header: called with (1, the line) for a first line that names the columns
+            (:func:`inflect.text.layouts.header_layout`), which is skipped and tells the layout
+            (as :func:`parse_lines` reads it).
         errors: ``"raise"`` (stop at the first malformed line) or ``"yield"`` (yield its
             :class:`DataFormatError` and go on).
 
@@ -370,6 +394,8 @@ def iter_examples(
     stream = _LineStream(source, language, fmt, errors)
     for number, raw in enumerate(lines, start=1):
         line = _decoded(raw, source, number) if isinstance(raw, bytes) else raw
+        if isinstance(line, DataFormatError) and line.line is None:  # UTF-16: nothing readable
+            raise line from None
         if isinstance(line, DataFormatError):
             if errors == "raise":
                 yield from stream.release()
@@ -384,6 +410,12 @@ def iter_examples(
         if on_blank is not None and not line.strip():
             on_blank(number)
             continue
+        if number == 1:
+            named = header_layout(line.removeprefix(BOM).removesuffix("\r").split("\t"))
+            if named is not None and stream.header(named, line):
+                if on_header is not None:
+                    on_header(number, line.removeprefix(BOM).removesuffix("\r"))
+                continue
         if stream.resolved is not None or stream.ambiguous is not None:
             yield from stream.read(number, line)
         else:
@@ -392,16 +424,15 @@ def iter_examples(
 
 
 def _decoded(raw: bytes, source: str, number: int) -> str | DataFormatError:
-    """A raw line decoded as strict UTF-8, or the error naming the first bad byte."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return DataFormatError(
-            source,
-            number,
-            f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
-            raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
-        )
+    """A raw line decoded as strict UTF-8 (:func:`inflect.text.encodings.decode_line`), or the
+    error naming the first bad byte and the encoding the line reads in; a first line in UTF-16
+    or UTF-32 is an error of the whole input (its line None)."""
+    text, why = decode_line(raw, number)
+    if text is not None:
+        return text
+    if number == 1 and refuse_wide(raw) is not None:
+        return DataFormatError(source, None, why or "", None)
+    return DataFormatError(source, number, why or "", raw.decode("utf-8", "replace"))
 
 
 class _LineStream:
@@ -413,6 +444,18 @@ class _LineStream:
         self.resolved: Format | None = None if fmt == "auto" else fmt
         self.ambiguous: DataFormatError | None = None
         self.waiting: list[tuple[int, str | DataFormatError]] = []
+
+    def header(self, named: Format, line: str) -> bool:
+        """A first line that names the layout ``named``: True (skip it), the layout told where
+        none was given; a header that names another layout than the one given is an error."""
+        if self.resolved is None:
+            self.resolved = named
+        elif self.resolved != named:
+            problem = DataFormatError(self.source, 1, _header_conflict(named, self.resolved), line)
+            if self.errors == "raise":
+                raise problem
+            self.ambiguous = problem
+        return True
 
     def read(self, number: int, line: str) -> Iterator[Example | DataFormatError]:
         """The example of one line by :func:`parse_lines` (or its error), in the layout told."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from inflect.text.encodings import not_utf8, refuse_wide
 from inflect.text.parsing import parse_lines
 from inflect.text.records import SPLITS, DataFormatError, Example, Format, ParsedFile
 
@@ -83,8 +84,16 @@ def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None
 
     Raises DataFormatError at the first undecodable line, unless ``errors`` collects them: such
     a line is then reported there and replaced by an empty placeholder, so that the numbering of
-    the others stays right.
+    the others stays right. A file in UTF-16 or UTF-32 is one error of the whole file
+    (:func:`inflect.text.encodings.refuse_wide`), its lines not read.
     """
+    wide = refuse_wide(data[:512])
+    if wide is not None:
+        error = DataFormatError(source, None, wide)
+        if errors is None:
+            raise error
+        errors.append(error)
+        return []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -99,7 +108,7 @@ def _decode_lines(data: bytes, source: str, errors: list[DataFormatError] | None
             error = DataFormatError(
                 source,
                 number,
-                f"bytes that are not UTF-8 at byte {exc.start + 1} of the line",
+                not_utf8(raw, exc.start),  # with the encoding it reads in (Windows-1252)
                 raw.decode("utf-8", "replace"),  # U+FFFD where the bytes are
             )
             if errors is None:
@@ -204,11 +213,16 @@ def check_file(path: str | os.PathLike[str], fmt: Format = "auto") -> ParsedFile
 def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     """The lines a reader accepts but a user should look at, one record each (``FILE:LINE:``).
 
-    A tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
+    A header line (skipped), a tag bundle that repeated a feature (counted: a multiset) or had spaces around a feature
     (removed), a lemma or form with leading or trailing whitespace (kept: spaces are data), and
     the repeats :func:`duplicate_warnings` finds.
     """
     found: list[DataFormatError] = []
+    if parsed.stats.header is not None:
+        found.append(DataFormatError(
+            parsed.stats.source, 1, f"a header line, skipped (it names the layout "
+            f"{parsed.stats.fmt}: {' '.join(parsed.stats.header.split(chr(9)))})",
+            parsed.stats.header))
     for ex in parsed.examples:
         source = ex.source or parsed.stats.source
         if ex.tags.had_duplicates:

@@ -345,6 +345,8 @@ class ReadStats:
             (removed).
         bom: whether the file began with a byte-order mark.
         crlf_lines: lines that ended in CRLF.
+        header: the first line where it names the columns (``lemma<TAB>form<TAB>tags``,
+            :func:`inflect.text.layouts.header_layout`), skipped; else None.
     """
 
     source: str
@@ -356,6 +358,7 @@ class ReadStats:
     padded_feature_bundles: int = 0
     bom: bool = False
     crlf_lines: int = 0
+    header: str | None = None
 
 
 @dataclass

@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
@@ -44,6 +45,7 @@ __all__ = [
     "hallucinate_item",
     "lengthen",
     "lengthen_item",
+    "hallucination_report",
     "stem_runs",
 ]
 
@@ -255,3 +257,25 @@ def lengthen(items: Sequence[Item], size: int, seed: int) -> list[Item]:
             usable = kept if len(made) < size else []
         out += made
     return out
+def hallucination_report(
+    items: Sequence[Item], made: Sequence[Item], size: int
+) -> dict[str, Any] | None:
+    """What :func:`hallucinate` did, for the run's start line: None when ``size`` is 0, else
+    ``size``; ``before`` and ``after``: the training pairs without and with the hallucinated
+    ones; ``added``: pairs added per language (in order of first appearance, 0 included);
+    ``full``: the languages that had ``size`` pairs or more already (none added: ``--hallucinate``
+    above their size adds some), with their sizes; ``no_stem``: those below ``size`` whose pairs
+    have no stem run to replace."""
+    if not size:
+        return None
+    own: dict[str, int] = {}
+    for it in items:
+        own[it.language or ""] = own.get(it.language or "", 0) + 1
+    added = {language: 0 for language in own}
+    for it in made:
+        added[it.language or ""] += 1
+    return {
+        "size": size, "before": len(items), "after": len(items) + len(made), "added": added,
+        "full": {language: n for language, n in own.items() if n >= size},
+        "no_stem": [language for language, n in own.items() if n < size and not added[language]],
+    }

@@ -21,6 +21,31 @@ from rich.progress import (
 )
 
 
+def hallucination_lines(report: dict[str, Any]) -> tuple[str, str | None]:
+    """The start line of a run with ``--hallucinate N`` (the report of
+    :func:`inflect.training.hallucination.hallucination_report`): the training set's size after
+    augmentation and the pairs added (per language, where several); and a warning where a
+    language got none: its training set has N pairs or more already (N at most its size adds
+    nothing), or its pairs have no stem run to replace."""
+    size, added = report["size"], report["added"]
+    total = sum(added.values())
+    each = (" (" + ", ".join(f"{lang} {n:,}" for lang, n in added.items() if n) + ")"
+            if len(added) > 1 and total else "")
+    line = (f"--hallucinate {size:,}: {total:,} hallucinated pairs{each} added to the "
+            f"{report['before']:,} of the data: {report['after']:,} training pairs" if total
+            else f"--hallucinate {size:,}: no pair added; the training set keeps its "
+            f"{report['before']:,} pairs")
+    notes = []
+    if report["full"]:
+        sizes = ", ".join(f"{lang or 'the data'} {n:,}" for lang, n in report["full"].items())
+        notes.append(f"it adds no pair where a training set has {size:,} pairs or more already "
+                     f"({sizes}): N is the size to reach per language, so give N above it")
+    if report["no_stem"]:
+        notes.append("no pair of " + ", ".join(report["no_stem"]) + " has a stem (3 or more "
+                     "aligned identical letters) to replace: none added there")
+    return line, ("warning: " + "; ".join(notes)) if notes else None
+
+
 def duration(seconds: float) -> str:
     """``3 h 05 min``, ``12 min``, ``40 s``."""
     seconds = max(0.0, seconds)
@@ -100,6 +125,11 @@ class RichProgress:
             f"{info['parameters']:,} parameters, {info['batches_per_epoch']} batches per epoch, "
             f"model selection on {info.get('dev_examples', '?')} dev examples"
         )
+        if info.get("hallucination"):
+            line, warning = hallucination_lines(info["hallucination"])
+            self._print(line)
+            if warning:
+                self._print(warning, style="yellow")
         unseen = info.get("dev_unseen_symbols") or []
         if unseen:
             self._print(

@@ -53,7 +53,7 @@ from inflect.training import state as run_state
 from inflect.training.config import Config
 from inflect.training.dev import dev_figures, dev_sample
 from inflect.training.distributed import World, data_parallel_loss
-from inflect.training.hallucination import hallucinate, lengthen
+from inflect.training.hallucination import hallucinate, hallucination_report, lengthen
 from inflect.training.items import TrainingData, copy_pool, encode_items, record_training_data
 from inflect.training.metrics import EpochMetrics, write_metrics
 from inflect.training.results import TrainingDiverged, TrainingInterrupted, TrainResult
@@ -192,6 +192,7 @@ class Trainer:
         made = hallucinate(train, procedure.hallucinate, procedure.seed)
         if made:
             self.common["hallucinated"] = dict(Counter(it.language or "" for it in made))
+        self.hallucination = hallucination_report(train, made, procedure.hallucinate)
         long = lengthen(train, procedure.long_pairs, procedure.seed)
         if long:
             self.common["long_pairs"] = dict(Counter(it.language or "" for it in long))
@@ -512,6 +513,7 @@ class Trainer:
             "parameters": sum(p.numel() for p in self.model.parameters()),
             "world_size": self.world.size,
             "examples_per_update": self.update_size,
+            "hallucination": self.hallucination,
         }
 
 
