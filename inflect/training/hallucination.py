@@ -43,9 +43,9 @@ __all__ = [
     "alphabet",
     "hallucinate",
     "hallucinate_item",
+    "hallucination_report",
     "lengthen",
     "lengthen_item",
-    "hallucination_report",
     "stem_runs",
 ]
 
