@@ -65,8 +65,10 @@ class _Table:
 
     def rows(self, lemma: str) -> list[dict[str, str]]:
         """The rows whose ``lemma`` column is ``lemma``, as column -> value."""
-        return [dict(zip(self.header, self._line(at), strict=False))
-                for at in self.index.get(lemma.encode("utf-8"), ())]
+        return [
+            dict(zip(self.header, self._line(at), strict=False))
+            for at in self.index.get(lemma.encode("utf-8"), ())
+        ]
 
 
 class GermanNouns(FieldDictionary):
