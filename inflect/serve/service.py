@@ -47,9 +47,11 @@ class ServeSettings:
         lexicon_files: the user's lexicon files offered (by file name), before the shipped one.
         no_lexicon: offer no lexicon: the model alone.
         threads: torch's threads on the search thread (None: the process's count).
-        window, max_batch, max_queue: as :class:`~inflect.serve.batching.Batcher`.
+        window, max_batch, max_queue, max_wait, batch_seconds: as
+            :class:`~inflect.serve.batching.Batcher`.
         max_inputs: inputs of one request at most.
         max_body_bytes: bytes of a request body at most.
+        body_seconds: seconds a client has to send a request's body (408 beyond).
     """
 
     languages: tuple[str, ...] = ()
@@ -62,8 +64,11 @@ class ServeSettings:
     window: float = defaults.SERVE_BATCH_WINDOW
     max_batch: int = defaults.SERVE_MAX_BATCH
     max_queue: int = defaults.SERVE_MAX_QUEUE
+    max_wait: float = defaults.SERVE_MAX_WAIT
+    batch_seconds: float = defaults.SERVE_BATCH_SECONDS
     max_inputs: int = defaults.SERVE_MAX_INPUTS
     max_body_bytes: int = defaults.SERVE_MAX_BODY_BYTES
+    body_seconds: float = defaults.SERVE_BODY_SECONDS
 
     def to_json(self) -> str:
         """The settings as JSON (for :data:`SETTINGS_ENV`)."""
@@ -91,6 +96,14 @@ def options_of(
                            "no_lexicon", True)
     chosen = () if no_lexicon else (tuple(lexicon) if lexicon is not None else None)
     return SearchOptions(beam=beam, support=support, max_forms=max_forms, lexicons=chosen)
+
+
+def _warm(lexicons: Any, language: str, parts_of_speech: Sequence[str]) -> None:
+    """Read what ``lexicons`` read at their first lookup of ``language``: the shipped lexicon's
+    language, and each field dictionary of one of its parts of speech (German nouns: the index
+    of the table, about 0.3 s), so that no request pays for it."""
+    for pos in ("_", *parts_of_speech):
+        lexicons.lookup(language, "_", TagBundle.parse(pos))
 
 
 def query_of(lemma: str, tags: str, lang: str, field: str) -> Example:
@@ -121,7 +134,8 @@ class Service:
             lexicons=not settings.no_lexicon,
         )
         self.batcher = Batcher(window=settings.window, max_batch=settings.max_batch,
-                               max_queue=settings.max_queue, threads=settings.threads)
+                               max_queue=settings.max_queue, max_wait=settings.max_wait,
+                               batch_seconds=settings.batch_seconds, threads=settings.threads)
         #: each language's default shipped model (the registry, read once)
         self.catalogue = self.pool.catalogue()
         self._loader = ThreadPoolExecutor(1, thread_name_prefix="inflect-load")
@@ -129,12 +143,16 @@ class Service:
 
     async def start(self) -> None:
         """Start the search thread, load the models of :attr:`ServeSettings.languages` and read
-        their lexicons (a first lookup, on the search thread, which owns them)."""
+        their lexicons (on the search thread, which owns them: :meth:`_warm`)."""
         await self.batcher.start()
         for language in self.settings.languages:
             base = await self.model(language, "lang")
-            name, nothing = resolve(language).name, TagBundle.parse("_")
-            await self.batcher.call(lambda b=base, n=name, t=nothing: b.lexicons.lookup(n, "", t))
+            name = resolve(language).name
+            try:
+                parts = tuple(self.pool.paradigms(base, SearchOptions()).parts_of_speech(name))
+            except ParadigmError:  # a language without shipped cells
+                parts = ()
+            await self.batcher.call(lambda b=base, n=name, p=parts: _warm(b.lexicons, n, p))
 
     async def close(self) -> None:
         """Answer every request queued, then stop the threads."""
@@ -268,21 +286,21 @@ class Service:
         except ParadigmError as exc:
             raise RequestError(422, str(exc), "lang", lang) from None
         try:
-            size = len(paradigms.cells(name, pos))
+            plan = paradigms.plan(lemma, name, pos)
         except ParadigmError as exc:  # worded for the command line: its --pos is our pos
             message = str(exc).replace(" (or a second column in --input)", "")
             raise RequestError(422, message.replace("--pos", "pos"), "pos", pos) from None
-
-        def make() -> Paradigm:
-            predictor = paradigms.predictor
-            symbols = predictor.codec(name).encode(lemma)
-            if len(symbols) > predictor.max_input_len:
-                raise Rejected(0, "lemma", lemma, InputError(
-                    f"lemma of {len(symbols)} symbols is longer than the model's limit of "
-                    f"{predictor.max_input_len} symbols", lemma))
-            try:
-                return paradigms.paradigm(lemma, name, pos)
-            except InputError as exc:
-                raise Rejected(0, "lemma", lemma, exc) from None
-
-        return await self._searched(self.batcher.call(make, size), [("", 0)])
+        except InputError as exc:
+            raise RequestError(422, str(exc), "lemma", lemma) from None
+        # the cells searched in pieces, in turn with other requests, by the predictor of the
+        # same options as GET /v1/inflect's (the same records: batch composition changes none)
+        searching = self.batcher.inflect(self.pool.predictor(base, options), plan.queries,
+                                         finish=plan.finish)
+        try:
+            return await self._searched(searching, [("", i) for i in range(len(plan.queries))])
+        except RequestError as exc:
+            if exc.status != 422:
+                raise
+            raise RequestError(422, exc.message, "lemma", lemma) from None
+        except InputError as exc:  # finish: a record that is an error (the lemma itself)
+            raise RequestError(422, str(exc), "lemma", lemma) from None
