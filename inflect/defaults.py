@@ -135,7 +135,7 @@ SERVE_MAX_BATCH = CHUNK_SIZE
 #: Seconds of work (as measured: the search and the lexicon lookups) of one batch: a request
 #: waits behind at most one batch of a bulk client, so one word is answered within about twice
 #: this.
-SERVE_BATCH_SECONDS = 0.25
+SERVE_BATCH_SECONDS = 0.5
 #: Seconds per input assumed of a predictor not yet measured (where none is: the dearest one
 #: measured); a German word with the default lexicons costs about 3 ms on one core.
 SERVE_COST_PRIOR = 0.01
@@ -143,11 +143,11 @@ SERVE_COST_PRIOR = 0.01
 #: request beyond is answered 503 with Retry-After, and /healthz reports the service busy while
 #: the queued work is over it. Under the 60 s after which clients and proxies commonly give up.
 SERVE_MAX_WAIT = 30.0
-#: Seconds a client has to send a request's headers (from its connection, or from the end of
-#: its last answer) and its body; then the connection is closed (408). A client that sends
-#: nothing keeps no connection, and so no file descriptor, forever.
-SERVE_HEADER_SECONDS = 10.0
-SERVE_BODY_SECONDS = 30.0
+#: Seconds a client has to send a request's headers (from its connection, or from the first
+#: byte after its last answer), and then as many for its body; beyond, 408 and the connection
+#: is closed: a client that sends nothing, or a byte now and then, keeps no connection (and so
+#: no file descriptor) for ever. 20 s for a 1 MB body is 50 kB/s at least.
+SERVE_READ_SECONDS = 20.0
 #: Inputs of one ``POST /v1/inflect`` at most.
 SERVE_MAX_INPUTS = 1000
 #: Inputs waiting for the search at most (a bound on memory: the time a request may expect

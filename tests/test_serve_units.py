@@ -81,7 +81,7 @@ def test_requests_that_wait_are_searched_together_one_run_per_predictor():
         clock = Clock()
         one, two = Recording(clock=clock), Recording(clock=clock, cost=0.002)
         two.go.set()
-        batcher = Batcher(window=0.0, clock=clock)
+        batcher = Batcher(window=0.0, clock=clock, batch_seconds=0.25)
         held = await _held(batcher, one)
         b = asyncio.ensure_future(batcher.inflect(one, queries("b1", "b2")))
         c = asyncio.ensure_future(batcher.inflect(two, queries("c1", "c2", "c3")))
@@ -143,7 +143,7 @@ def test_a_one_word_request_waits_behind_one_batch_of_five_bulk_requests():
         clock = Clock()
         bulk, word = Recording(clock=clock), Recording(clock=clock)
         word.go.set()
-        batcher = Batcher(window=0.0, clock=clock)
+        batcher = Batcher(window=0.0, clock=clock, batch_seconds=0.25)
         batcher.costs[bulk] = batcher.costs[word] = 0.001
         held = await _held(batcher, bulk)
         big = [asyncio.ensure_future(batcher.inflect(bulk, queries(*[f"b{k}.{i}" for i in

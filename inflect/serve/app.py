@@ -23,14 +23,12 @@ message (the traceback goes to the log only). The app holds no state a request l
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 import logging
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.dependencies.utils import get_flat_dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
@@ -41,7 +39,7 @@ from inflect import __version__, defaults
 from inflect.inference.paradigm import Paradigm
 from inflect.render.jsonl import paradigm_jsonl, prediction_jsonl
 from inflect.serve.errors import RequestError, error_body, validation_error
-from inflect.serve.guard import RequestGuard
+from inflect.serve.guard import READ_SECONDS, RequestGuard
 from inflect.serve.page import Lookup, lookup_page
 from inflect.serve.schema import (
     ErrorAnswer,
@@ -106,7 +104,7 @@ def _allowed(app: FastAPI, scope: Any) -> str:
     return ", ".join(sorted(methods))
 
 
-def _known_parameters(request: Request) -> None:
+async def _known_parameters(request: Request) -> None:
     """Refuse a query parameter the route does not take (422 naming it), as a POST body's
     unknown field is refused: ``bea=3`` is a typo, not a request for the default beam."""
     route = request.scope.get("route")
@@ -122,9 +120,20 @@ def _known_parameters(request: Request) -> None:
                                request.query_params[name])
 
 
-@functools.cache
+_NAMES: dict[int, frozenset[str]] = {}
+
+
 def _parameter_names(route: APIRoute) -> frozenset[str]:
-    return frozenset(p.alias for p in get_flat_dependant(route.dependant).query_params)
+    """The query parameters of a route and its dependencies (by the name a client gives)."""
+    found = _NAMES.get(id(route))
+    if found is None:
+        names, todo = set(), [route.dependant]
+        while todo:
+            dependant = todo.pop()
+            names |= {p.alias for p in dependant.query_params}
+            todo += dependant.dependencies
+        found = _NAMES[id(route)] = frozenset(names)
+    return found
 
 
 KnownParameters = Depends(_known_parameters)
@@ -291,7 +300,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> Any:
         await service.start()
         try:
-            yield
+            yield {READ_SECONDS: service.settings.read_seconds}  # for TimedH11Protocol
         finally:
             await service.close()
 
@@ -309,7 +318,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     _api_routes(app, service)
     _page_route(app, service)
     app.add_middleware(RequestGuard, limit=service.settings.max_body_bytes,
-                       seconds=service.settings.body_seconds)
+                       seconds=service.settings.read_seconds)
     return app
 
 

@@ -23,7 +23,11 @@ from fastapi.responses import JSONResponse
 
 from inflect.serve.errors import RequestError, error_body, field_path
 
-__all__ = ["RequestGuard"]
+__all__ = ["READ_SECONDS", "RequestGuard"]
+
+#: The key of ``read_seconds`` in the application's lifespan state (which uvicorn hands every
+#: connection: :class:`inflect.serve.protocol.TimedH11Protocol` reads it).
+READ_SECONDS = "inflect.read_seconds"
 
 
 def _json_path(path: Sequence[str | int]) -> str:

@@ -5,9 +5,10 @@ uvicorn closes a connection left idle after an answer (``timeout_keep_alive``, 5
 waits for the headers of a request for ever: a client that connects and sends nothing, or sends
 a request line and then a header a minute ("slowloris"), holds a connection and a file
 descriptor as long as it likes, and enough such clients exhaust them. :class:`TimedH11Protocol`
-gives every request :data:`~inflect.defaults.SERVE_HEADER_SECONDS` to send its headers, from
-the connection's start or from the first byte after an answer, then answers 408 and closes the
-connection (as nginx's ``client_header_timeout`` and Apache's ``mod_reqtimeout`` do). The body's
+gives every request ``read_seconds`` (:attr:`inflect.serve.service.ServeSettings.read_seconds`,
+``inflect serve --read-timeout``; the application puts it in its lifespan state, which uvicorn
+hands every connection) to send its headers, from the connection's start or from the first
+byte after an answer, then answers 408 and closes the connection (as nginx's ``client_header_timeout`` and Apache's ``mod_reqtimeout`` do). The body's
 time limit is the application's (:class:`inflect.serve.app.RequestGuard`). ``inflect serve``
 passes the class to uvicorn (``http=``), so the pure-Python h11 parser is used even where
 httptools is installed; a search costs milliseconds, parsing microseconds.
@@ -21,6 +22,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from inflect import defaults
+from inflect.serve.guard import READ_SECONDS
 
 __all__ = ["TimedH11Protocol"]
 
@@ -37,10 +39,10 @@ class TimedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose request headers take longer than
     :attr:`header_seconds` (408 Request Timeout)."""
 
-    header_seconds: float = defaults.SERVE_HEADER_SECONDS
-
     def connection_made(self, transport: Any) -> None:
         self._header_timer: Any = None
+        state = self.app_state if isinstance(self.app_state, dict) else {}
+        self.header_seconds = float(state.get(READ_SECONDS, defaults.SERVE_READ_SECONDS))
         super().connection_made(transport)
         self._arm()
 

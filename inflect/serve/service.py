@@ -51,7 +51,8 @@ class ServeSettings:
             :class:`~inflect.serve.batching.Batcher`.
         max_inputs: inputs of one request at most.
         max_body_bytes: bytes of a request body at most.
-        body_seconds: seconds a client has to send a request's body (408 beyond).
+        read_seconds: seconds a client has to send a request's headers, and then its body (408
+            beyond: :mod:`inflect.serve.protocol`, :class:`inflect.serve.guard.RequestGuard`).
     """
 
     languages: tuple[str, ...] = ()
@@ -68,7 +69,7 @@ class ServeSettings:
     batch_seconds: float = defaults.SERVE_BATCH_SECONDS
     max_inputs: int = defaults.SERVE_MAX_INPUTS
     max_body_bytes: int = defaults.SERVE_MAX_BODY_BYTES
-    body_seconds: float = defaults.SERVE_BODY_SECONDS
+    read_seconds: float = defaults.SERVE_READ_SECONDS
 
     def to_json(self) -> str:
         """The settings as JSON (for :data:`SETTINGS_ENV`)."""
