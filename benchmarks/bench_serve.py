@@ -29,7 +29,8 @@ machine they take CPU from it, so the service's figures are if anything pessimis
    lexicons and without (``--no-lexicon`` in every request), one service started for each:
    the one-word latency (median, 99th percentile, largest; a 503 counts with its latency), as a
    multiple of the same latency with no bulk client (the reference, same run), the one-word
-   503s, the bulk clients' words per second and 503s, and the words a batch. ``--against PATH``
+   503s, the inputs searched a second (bulk and one-word: ``/healthz``'s ``searched``), the
+   bulk clients' 503s, and the inputs a batch. ``--against PATH``
    measures another checkout's service the same way after each of this one's (e.g. the
    first-come-first-served service before issue 64; ``--against-requests`` one-word GETs).
 
@@ -204,9 +205,18 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _bulk_client(service: Service, body: bytes, stop: threading.Event, done: list[int]) -> None:
-    """POST ``body`` until ``stop``, in a closed loop; ``done``: [words answered, 503s]. A 503
-    is retried after its Retry-After (at most 1 s, so that the client stops soon)."""
+def _bulk_client(service: Service, body: bytes, stop: threading.Event, done: list) -> None:
+    """POST ``body`` until ``stop``, in a closed loop; ``done``: [words answered, 503s, the
+    error that stopped it]. A 503 is retried after its Retry-After (at most 1 s, so that the
+    client stops soon)."""
+    try:
+        _bulk_loop(service, body, stop, done)
+    except BaseException as exc:  # raised again in the main thread
+        done[2] = exc
+        stop.set()
+
+
+def _bulk_loop(service: Service, body: bytes, stop: threading.Event, done: list) -> None:
     connection = http.client.HTTPConnection(service.host, service.port, timeout=600)
     words = len(json.loads(body)["inputs"])
     while not stop.is_set():
@@ -220,7 +230,7 @@ def _bulk_client(service: Service, body: bytes, stop: threading.Event, done: lis
         elif answer.status == 200:
             done[0] += words
         else:
-            raise SystemExit(f"bulk POST: {answer.status} {text[:300]!r}")
+            raise RuntimeError(f"bulk POST: {answer.status} {text[:300]!r}")
     connection.close()
 
 
@@ -234,19 +244,24 @@ def _health(service: Service) -> dict:
 
 def _under_load(service: Service, paths: list[str], bodies: list[bytes], requests: int) -> dict:
     """One-word GETs (``requests``, one at a time) beside ``len(bodies)`` bulk clients: the
-    latencies, the one-word 503s, the bulk words per second and 503s, words a batch."""
+    latencies, the one-word 503s, the inputs searched a second (``/healthz``'s ``searched``;
+    a service without it: the bulk words answered), the bulk 503s, inputs a batch."""
     stop = threading.Event()
-    done = [[0, 0] for _ in bodies]
+    done: list[list] = [[0, 0, None] for _ in bodies]
     bulk = [threading.Thread(target=_bulk_client, args=(service, b, stop, d))
             for b, d in zip(bodies, done, strict=True)]
     for thread in bulk:
         thread.start()
-    if bodies:  # until the bulk requests are queued (or refused)
-        deadline = time.perf_counter() + 60
-        while _health(service)["waiting"] < len(bodies[0]) // 100 and \
-                time.perf_counter() < deadline and not any(d[1] for d in done):
+    if bodies:  # until each bulk request is queued, searched or refused
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline and not stop.is_set():
+            state = _health(service)
+            if state["waiting"] + state["searching"] + 1000 * sum(d[1] > 0 for d in done) >= \
+                    min(len(bodies), 2) * 1000 - 300:
+                break
             time.sleep(0.05)
-    before, started = _health(service)["batches"], time.perf_counter()
+    state = _health(service)
+    before, searched, started = state["batches"], state.get("searched"), time.perf_counter()
     connection = http.client.HTTPConnection(service.host, service.port, timeout=600)
     latencies, refused = [], 0
     for i in range(requests):
@@ -261,14 +276,18 @@ def _under_load(service: Service, paths: list[str], bodies: list[bytes], request
             raise SystemExit(f"GET: {answer.status} {body[:300]!r}")
     connection.close()
     seconds = time.perf_counter() - started
-    batches = _health(service)["batches"] - before
+    state = _health(service)
     words = sum(d[0] for d in done)  # read before the bulk clients finish their last request
+    inputs = state["searched"] - searched if searched is not None else words + requests
     stop.set()
     for thread in bulk:
         thread.join()
-    return {"latencies": latencies, "refused": refused, "bulk_rate": words / seconds,
+    for d in done:
+        if d[2] is not None:
+            raise SystemExit(f"a bulk client failed: {d[2]!r}")
+    return {"latencies": latencies, "refused": refused, "bulk_rate": inputs / seconds,
             "bulk_refused": sum(d[1] for d in done),
-            "per_batch": (words + requests) / max(1, batches)}
+            "per_batch": inputs / max(1, state["batches"] - before)}
 
 
 def bulk_main(args: argparse.Namespace) -> None:
@@ -280,7 +299,7 @@ def bulk_main(args: argparse.Namespace) -> None:
           "thread(s); median, 99th percentile and largest latency; x: the median as a multiple "
           "of the same with no bulk client (the same service)")
     print("| lexicons | bulk clients | median ms | p99 ms | max ms | x | one-word 503s "
-          "| bulk words/s | bulk 503s | words a batch |")
+          "| inputs searched/s | bulk 503s | inputs a batch |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     runs = [("this", HERE, args.word_requests)]
     if args.against:

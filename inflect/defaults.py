@@ -35,11 +35,11 @@ CHUNK_SIZE = 256
 #: read so far are searched and answered, fewer than CHUNK_SIZE (:mod:`inflect.inference.streaming`).
 STREAM_IDLE_SECONDS = 0.15
 
-#: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when its most probable
-#: form has less than this probability (or no certificate); forms below PARADIGM_FOLD_BELOW are
-#: folded under the cell's first ones; a paradigm's predictor searches at least
-#: PARADIGM_CHUNK_SIZE inputs together, so that every paradigm of the shipped cells (at most
-#: 1,655 cells: Basque verbs) is one batch.
+#: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when no form of it is
+#: attested and its most probable form has less than this probability (or no certificate);
+#: forms below PARADIGM_FOLD_BELOW are folded under the cell's first ones; a paradigm's
+#: predictor searches at least PARADIGM_CHUNK_SIZE inputs together, so that every paradigm of
+#: the shipped cells (at most 1,655 cells: Basque verbs) is one batch.
 PARADIGM_SURE = 0.9
 PARADIGM_FOLD_BELOW = 0.05
 PARADIGM_CHUNK_SIZE = 2048

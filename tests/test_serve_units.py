@@ -330,18 +330,18 @@ def test_a_validation_error_names_the_field_and_the_value():
 
 # ------------------------------------------------------------------ the page
 
-FORMS = (
-    Form("got", 0.0, "shared-task data (english-train-high:8920)"),
-    Form("geted", 0.5452),
+FORMS = (  # the record of get V;PST: the attested got, then the model's distribution (got again)
+    Form("got", 0.0812, "shared-task data (english-train-high:8920)"),
+    Form("geted", 0.4837),
     Form("getted", 0.4217),
-    Form("get", 0.0196),
-    Form("gotted", 0.0135),
+    Form("got", 0.0812),
+    Form("get", 0.0134),
 )
 
 
-def prediction(lemma="get"):
-    return Prediction(lemma, "V;PST", "english", None, "english-high", forms=FORMS,
-                      certificate=Certificate.FULL_SUPPORT, more_than=None,
+def prediction(lemma="get", forms=FORMS, certificate=Certificate.FULL_SUPPORT):
+    return Prediction(lemma, "V;PST", "english", None, "english-high", forms=forms,
+                      certificate=certificate, more_than=None,
                       beam_certificate=Certificate.MODE_ONLY, method="beam",
                       warnings=("a note about <b>",))
 
@@ -349,7 +349,7 @@ def prediction(lemma="get"):
 LANGUAGES = [("english", "English (english)"), ("finnish", "Finnish (finnish)")]
 
 
-def test_the_page_shows_the_forms_bars_certificate_and_sources_without_a_script():
+def test_the_page_shows_the_attested_answer_first_then_the_model_s_forms_each_once():
     lookup = Lookup("english", "get", "V;PST", "")
     text = lookup_page(lookup, LANGUAGES, prediction=prediction(), paradigm_pos="V")
     assert "<script" not in text and "http" not in text  # nothing fetched, no absolute links
@@ -360,19 +360,39 @@ def test_the_page_shows_the_forms_bars_certificate_and_sources_without_a_script(
     assert form.xpath(".//input[@name='lemma']/@value") == ["get"]
     [answer] = doc.xpath("//section[@id='answer']")
     assert answer.get("data-certificate") == "full_support" and answer.get("data-forms") == "5"
-    shown = [li.text_content() for li in answer.xpath(".//ol/li/span[1]")]
-    assert shown == ["gotattested", "geted", "getted"]  # attested first; then the model's >= 5 %
-    bars = answer.xpath(".//ol/li//i/@style")
-    assert bars == ["width:0.0%", "width:54.5%", "width:42.2%"]
-    assert answer.xpath(".//li[1]/@title") == ["shared-task data (english-train-high:8920)"]
-    assert "+ 2 forms below 5 %" in answer.xpath(".//details/summary")[0].text
-    assert answer.xpath(".//span[contains(@class,'cert')]")[0].text == CERTIFICATE_BADGES[
+    assert [h.text_content() for h in answer.xpath(".//h3")] == [
+        "attested", "the model's distribution (english-high)"]
+    # the answer: got, its source and what the model gives it, and no bar
+    [got] = answer.xpath(".//ol[@class='answers']/li")
+    assert got.xpath("./span[@class='form']")[0].text == "got" and not got.xpath(".//i")
+    assert got.xpath("./span[@class='src']")[0].text == "shared-task data (english-train-high:8920)"
+    assert got.xpath("./span[@class='mp']")[0].text == "model: 0.0812"
+    # then the model's forms of at least 5 %, each once: got is not listed again
+    model = answer.xpath(".//div[contains(@class,'model')]")[0]
+    assert [li.xpath("./span")[0].text for li in model.xpath(".//ol/li")] == ["geted", "getted"]
+    assert model.xpath(".//ol/li//i/@style") == ["width:48.4%", "width:42.2%"]
+    assert "+ 1 form below 5 %" in model.xpath(".//details/summary")[0].text
+    assert "got" not in model.xpath(".//details/p")[0].text  # the tail: get alone
+    assert model.xpath(".//span[contains(@class,'cert')]")[0].text == CERTIFICATE_BADGES[
         "full_support"]
-    assert "is attested: shared-task data (english-train-high:8920)" in answer.text_content()
-    assert "the model english-high" in answer.text_content()
     assert "warning: a note about <b>" in answer.text_content()  # escaped: text, no element
     assert answer.xpath(".//a[@id='paradigm-link']/@href") == ["?lang=english&lemma=get&pos=V"]
     assert doc.xpath("//a[@id='permalink']/@href") == ["?lang=english&lemma=get&tags=V%3BPST"]
+
+
+def test_what_the_model_gives_an_attested_form_it_does_not_list():
+    unlisted = (Form("got", 0.0, "a.tsv:1"), Form("geted", 0.6), Form("getted", 0.4))
+    for certificate, words in ((Certificate.FULL_SUPPORT, "model: 0"),
+                               (Certificate.MODE_ONLY, "model: not found")):
+        text = lookup_page(Lookup("english", "get", "V;PST", ""), LANGUAGES,
+                           prediction=prediction(forms=unlisted, certificate=certificate))
+        doc = lxml.html.fromstring(text)
+        assert doc.xpath("//ol[@class='answers']/li/span[@class='mp']")[0].text == words
+    alone = lxml.html.fromstring(lookup_page(Lookup("english", "get", "V;PST", ""), LANGUAGES,
+                                             prediction=prediction(forms=FORMS[1:3])))
+    assert not alone.xpath("//ol[@class='answers']")  # nothing attested: the model's alone
+    assert [h.text_content() for h in alone.xpath("//h3")] == [
+        "the model's distribution (english-high)"]
 
 
 def test_the_page_grid_is_the_paradigm_pages_and_user_text_is_escaped():

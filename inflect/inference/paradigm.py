@@ -100,22 +100,22 @@ class Cell:
         return self.certificate is Certificate.FULL_SUPPORT
 
     @property
+    def attested(self) -> tuple[CellForm, ...]:
+        """The attested forms (a lexicon's: the cell's answer), in the lexicons' order."""
+        return tuple(f for f in self.forms if f.attested)
+
+    @property
     def uncertain(self) -> bool:
-        """True when no form finished, the search is not certified (no certificate), or the
-        most probable form has less than :data:`inflect.defaults.PARADIGM_SURE` of the
-        probability."""
+        """True when no form is attested and the model's answer is in doubt: no form finished,
+        the search is not certified (no certificate), or the most probable form has less than
+        :data:`inflect.defaults.PARADIGM_SURE` of the probability. (An attested form is the
+        answer however little the model gives it.)"""
         best = self.best
-        return (
+        return not self.attested and (
             best is None
             or self.certificate is Certificate.NONE
             or best.probability < defaults.PARADIGM_SURE
         )
-
-    def shown(self, fold_below: float) -> tuple[tuple[CellForm, ...], tuple[CellForm, ...]]:
-        """The forms shown and the folded tail: the first form always, then those of probability
-        at least ``fold_below``; the tail is the rest (most probable first)."""
-        head = tuple(f for k, f in enumerate(self.forms) if k == 0 or f.probability >= fold_below)
-        return head, self.forms[len(head) :]
 
 
 @dataclass(frozen=True)

@@ -174,8 +174,8 @@ def _api_routes(app: FastAPI, service: Service) -> None:
         options = options_of(request.beam, request.support, request.max_forms, request.lexicon,
                              request.no_lexicon)
         inputs = [(i.lemma, i.tags, i.lang) for i in request.inputs]
-        records = await service.inflect(inputs, request.lang, options)
-        return _json('{"results": [' + ", ".join(prediction_jsonl(r) for r in records) + "]}")
+        lines = await service.inflect(inputs, request.lang, options, render=prediction_jsonl)
+        return _json('{"results": [' + ", ".join(lines) + "]}")
 
     @app.get("/v1/inflect", response_model=PredictionRecord, responses=_ERRORS,
              tags=["inflect"], dependencies=[KnownParameters], summary="One input: the record inflect predict writes")
@@ -183,8 +183,9 @@ def _api_routes(app: FastAPI, service: Service) -> None:
                           support: Support = "auto", max_forms: MaxForms = defaults.MAX_FORMS,
                           lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
         options = options_of(beam, support, max_forms, lexicon, no_lexicon)
-        [record] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False)
-        return _json(prediction_jsonl(record))
+        [line] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False,
+                                       render=prediction_jsonl)
+        return _json(line)
 
     @app.get("/v1/paradigm", response_model=ParadigmAnswer, responses=_ERRORS,
              tags=["paradigm"], dependencies=[KnownParameters], summary="Every cell of a lemma's paradigm")
@@ -193,9 +194,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
                        max_forms: MaxForms = defaults.MAX_FORMS,
                        lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
         options = options_of(beam, support, max_forms, lexicon, no_lexicon)
-        found = await service.paradigm(lang, lemma, pos, options)
-        model = service.pool.entry(lang).name
-        return _json(_paradigm_json(found, model))
+        return _json(await service.paradigm(lang, lemma, pos, options, render=_paradigm_json))
 
     @app.get("/v1/models", response_model=ModelsAnswer, tags=["service"],
              dependencies=[KnownParameters], summary="Each language's model, the models loaded, the lexicons offered")
@@ -223,6 +222,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
             "status": "ok" if ready else ("stopping" if batcher.stopping else "busy"),
             "ready": ready, "loaded": list(service.pool.loaded), "waiting": batcher.waiting,
             "searching": batcher.searching, "batches": batcher.batches,
+            "searched": batcher.searched,
             "queued_seconds": round(batcher.queued_seconds, 3), "max_queue": batcher.max_queue,
             "max_wait": batcher.max_wait,
         }

@@ -83,12 +83,14 @@ class Rejected(ValueError):
 
 @dataclass(eq=False)
 class _Job:
-    """One request's work: ``queries`` for a predictor (``finish`` turns their records into the
-    answer, on the search thread), or a call; cut into pieces by the batches that take it."""
+    """One request's work: ``queries`` for a predictor (``make`` turns each into an
+    :class:`~inflect.text.records.Example` first, ``finish`` their records into the answer, both
+    on the search thread), or a call; cut into pieces by the batches that take it."""
 
     target: Any
-    queries: Sequence[Example] = ()
+    queries: Sequence[Any] = ()
     call: Callable[[], Any] | None = None
+    make: Callable[[Any], Example] | None = None
     finish: Callable[[list[Any]], Any] | None = None
     size: int = 1
     future: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
@@ -112,7 +114,8 @@ def _prepare(predictor: Any, job: _Job) -> list[Any]:
     """The job's queries prepared (:meth:`Predictor.prepare`), or :class:`Rejected` for the
     first one the predictor refuses, naming its field."""
     items = []
-    for i, query in enumerate(job.queries):
+    for i, given in enumerate(job.queries):
+        query = job.make(given) if job.make is not None else given
         try:
             predictor.codec(query.language)
         except (InputError, UnknownLanguageError) as exc:
@@ -146,7 +149,7 @@ def _group(
         if job.prepared is None:
             try:
                 job.prepared = _prepare(target, job)
-            except Rejected as exc:
+            except Exception as exc:  # Rejected; what ``make`` raised (a request's own error)
                 failed.append((job, False, exc))
                 continue
         kept.append((job, start, stop))
@@ -229,6 +232,7 @@ class Batcher:
         self.clock = clock
         self.searching = 0  #: inputs of the batch being searched
         self.batches = 0  #: batches taken for the search so far (the one in flight included)
+        self.searched = 0  #: inputs searched so far
         #: seconds per input of each predictor searched (a running mean over its groups)
         self.costs: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
         self._jobs: list[_Job] = []  # the requests not wholly taken, in the order they came
@@ -335,22 +339,25 @@ class Batcher:
         return job.future
 
     async def inflect(
-        self, predictor: Any, queries: Sequence[Example],
+        self, predictor: Any, queries: Sequence[Any],
         finish: Callable[[list[Any]], Any] | None = None,
+        make: Callable[[Any], Example] | None = None,
     ) -> Any:
         """The records of ``queries`` (a :class:`~inflect.inference.predictor.Predictor`'s
-        :meth:`run`), searched in turns with the other requests; with ``finish``,
-        ``finish(records)`` (called on the search thread).
+        :meth:`run`), searched in turns with the other requests; with ``make``, each query is
+        ``make(query)`` first; with ``finish``, the answer is ``finish(records)`` (both called
+        on the search thread, their time counted in the request's work).
 
         Raises:
             QueueFull: the queue is full, or the service is stopping.
             Rejected: an input the predictor refuses (none is searched).
-            Exception: what the search (or ``finish``) raised.
+            Exception: what the search (or ``make``, or ``finish``) raised.
         """
         queries = tuple(queries)
         if not queries:
             return finish([]) if finish is not None else []
-        return await self._submit(_Job(predictor, queries, finish=finish, size=len(queries)))
+        job = _Job(predictor, queries, finish=finish, make=make, size=len(queries))
+        return await self._submit(job)
 
     async def call(self, fn: Callable[[], Any], size: int = 1) -> Any:
         """``fn()`` on the search thread, in turn with the batches, never cut; ``size`` counts
@@ -399,6 +406,7 @@ class Batcher:
     def _settle(self, target: Any, inputs: int, seconds: float,
                 outcome: list[tuple[_Job, bool, Any]]) -> None:
         """On the event loop: a group's measured cost, and the answers of the jobs it ended."""
+        self.searched += inputs
         if target is not None and inputs:
             measured = seconds / inputs
             known = self.costs.get(target)

@@ -72,6 +72,8 @@ def _body_problem(body: bytes) -> RequestError | None:
         text, bad_bytes = body.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         text, bad_bytes = body.decode("utf-8", "surrogateescape"), exc
+    if bad_bytes is None and not _SUSPECT.search(body):
+        return None  # no constant and no surrogate escape: nothing to look for (the most bodies)
     try:
         parsed = json.loads(text, parse_constant=_constant)
     except ValueError:
@@ -101,6 +103,8 @@ def _body_problem(body: bytes) -> RequestError | None:
 
 
 _NOTHING = object()
+#: What a body must hold for NaN, Infinity or a lone surrogate to be in it.
+_SUSPECT = re.compile(rb"NaN|Infinity|\\u[dD][89a-fA-F]")
 _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 _LONE = re.compile("[\ud800-\udfff]")
 

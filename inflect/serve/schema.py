@@ -166,7 +166,8 @@ class Health(BaseModel):
     loaded: list[str]
     waiting: int = Field(description="Inputs queued for the search.")
     searching: int = Field(description="Inputs of the batch being searched.")
-    batches: int = Field(description="Batches searched since the start.")
+    batches: int = Field(description="Batches taken for the search since the start.")
+    searched: int = Field(description="Inputs searched since the start.")
     queued_seconds: float = Field(description="Expected seconds of the work queued (measured "
                                   "costs: the search and the lexicon lookups).")
     max_queue: int = Field(description="Inputs waiting at most (--max-queue).")
