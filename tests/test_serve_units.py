@@ -172,6 +172,30 @@ def test_a_one_word_request_waits_behind_one_batch_of_five_bulk_requests():
     asyncio.run(scenario())
 
 
+def test_a_batch_holds_min_batch_inputs_however_dear_they_are_measured():
+    """At 0.1 s an input the 0.25 s budget holds 2; a search call costs about as much for 16,
+    so a batch holds 16 (min_batch), shared by the two requests waiting: 8 each."""
+
+    async def scenario():
+        clock = Clock()
+        dear = Recording(clock=clock, cost=0.1)
+        batcher = Batcher(window=0.0, clock=clock, batch_seconds=0.25, min_batch=16)
+        batcher.costs[dear] = 0.1
+        held = await _held(batcher, dear)
+        waiting = [asyncio.ensure_future(batcher.inflect(dear, queries(*[f"{k}.{i}" for i in
+                                                                         range(40)])))
+                   for k in range(2)]
+        await asyncio.sleep(0.01)
+        dear.go.set()
+        await held
+        assert [len(r) for r in [await w for w in waiting]] == [40, 40]
+        assert [len(call) for call in dear.calls[1:]] == [16] * 5
+        assert [lemma.split(".")[0] for lemma in dear.calls[1]] == ["0"] * 8 + ["1"] * 8
+        await batcher.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_cheap_group_is_answered_before_a_dear_group_of_its_batch_is_searched():
     async def scenario():
         clock = Clock()

@@ -7,16 +7,19 @@ schema, the health check and the lookup page.
 | ``GET /v1/inflect?lang=&lemma=&tags=`` | the record of one input |
 | ``GET /v1/paradigm?lang=&lemma=&pos=`` | the paradigm, its cells as ``inflect paradigm`` writes them |
 | ``GET /v1/models`` | each language's model, those loaded, the lexicons offered |
-| ``GET /healthz`` | ``{"status": "ok", ...}`` |
+| ``GET /healthz`` | ready: ``{"status": "ok", "ready": true, ...}``; busy: the same, 503 |
+| ``GET /livez`` | ``{"status": "alive"}`` while the process serves |
 | ``GET /openapi.json`` | the schema of all of the above |
 | ``GET /`` | the lookup page (:mod:`inflect.serve.page`) |
 
 A record is written by :func:`inflect.render.jsonl.prediction_jsonl`, byte for byte the line
 ``inflect predict --format jsonl`` writes; a cell by :func:`inflect.render.jsonl.paradigm_jsonl`.
 A refused request is a 4xx JSON object naming the field and the value
-(:mod:`inflect.serve.errors`); a body over the limit is refused before it is read whole (413); a
-full queue answers 503 with ``Retry-After``; an unexpected failure is a 500 with a one-line
-message (the traceback goes to the log only). The app holds no state a request leaves behind
+(:mod:`inflect.serve.errors`), an unknown query parameter too (422); what every request must be
+before it is read (UTF-8 text, JSON numbers, a bounded body sent in a bounded time) is checked by
+:class:`inflect.serve.guard.RequestGuard`, which also answers HEAD as GET; a method a path does
+not take is a 405 with ``Allow``; a full queue answers 503 with ``Retry-After``; an unexpected
+failure is a 500 with a one-line message (the traceback goes to the log only). The app holds no state a request leaves behind
 (the models it loads are a cache), so replicas behind a load balancer answer alike.
 """
 

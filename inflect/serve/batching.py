@@ -14,7 +14,8 @@ not yet measured is taken to cost as much as the dearest one measured (or
 :data:`~inflect.defaults.SERVE_COST_PRIOR`).
 
 **Turns.** A request is cut into pieces. Each batch holds about ``batch_seconds`` of work by
-those measures (and at most ``max_batch`` inputs), shared among the requests waiting as
+those measures (at least ``min_batch`` inputs, where a search call's fixed cost is most of it
+on a busy machine; at most ``max_batch``), shared among the requests waiting as
 max-min fairness shares a link: a request that needs less than an equal share takes all it
 needs, the others share the rest equally (at least one input each). So a request that comes
 while a bulk client's batch is searched waits for the rest of that batch, then is searched in
@@ -95,7 +96,6 @@ class _Job:
     size: int = 1
     future: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     taken: int = 0  #: inputs given to batches so far (on the event loop's thread)
-    prepared: list[Any] | None = None  #: every query prepared, by its first piece (search thread)
     records: list[Any] = field(default_factory=list)  #: its records so far (search thread)
 
     @property
@@ -110,11 +110,13 @@ _Groups = list[tuple[Any, list[tuple[_Job, int, int]]]]
 _MORE = object()
 
 
-def _prepare(predictor: Any, job: _Job) -> list[Any]:
-    """The job's queries prepared (:meth:`Predictor.prepare`), or :class:`Rejected` for the
-    first one the predictor refuses, naming its field."""
+def _prepare(predictor: Any, job: _Job, start: int, stop: int) -> list[Any]:
+    """The job's queries ``start:stop`` prepared (:meth:`Predictor.prepare`; each made by
+    ``job.make`` first), or :class:`Rejected` for the first one the predictor refuses, naming
+    its field and its place in the request."""
     items = []
-    for i, given in enumerate(job.queries):
+    for i in range(start, stop):
+        given = job.queries[i]
         query = job.make(given) if job.make is not None else given
         try:
             predictor.codec(query.language)
@@ -145,15 +147,12 @@ def _group(
         return out, 0
     failed: list[tuple[_Job, bool, Any]] = []
     kept = []
-    for job, start, stop in pieces:
-        if job.prepared is None:
-            try:
-                job.prepared = _prepare(target, job)
-            except Exception as exc:  # Rejected; what ``make`` raised (a request's own error)
-                failed.append((job, False, exc))
-                continue
-        kept.append((job, start, stop))
-    items = [item for job, start, stop in kept for item in job.prepared[start:stop]]  # type: ignore[index]
+    for job, start, stop in pieces:  # each piece prepared in its turn: a batch's work bounded
+        try:
+            kept.append((job, stop, _prepare(target, job, start, stop)))
+        except Exception as exc:  # Rejected; what ``make`` raised (a request's own error)
+            failed.append((job, False, exc))
+    items = [item for _, _, prepared in kept for item in prepared]
     try:
         records: list[Any] = []
         for at in range(0, len(items), target.chunk_size):
@@ -161,9 +160,9 @@ def _group(
     except Exception as exc:  # a lexicon that fails at its first read, ...: every job of it
         return failed + [(job, False, exc) for job, _, _ in kept], 0
     out, at = failed, 0
-    for job, start, stop in kept:
-        job.records += records[at : at + stop - start]
-        at += stop - start
+    for job, stop, prepared in kept:
+        job.records += records[at : at + len(prepared)]
+        at += len(prepared)
         if stop < job.size:
             out.append((job, True, _MORE))
             continue
@@ -198,6 +197,7 @@ class Batcher:
         max_wait: seconds a request may expect to wait (its own work included); beyond,
             :class:`QueueFull`.
         batch_seconds: the work of one batch, in measured seconds.
+        min_batch: inputs of one batch at least (as many as wait, if fewer), however dear.
         threads: torch's intra-op threads on the search thread (None: as the process has them).
         clock: what a group's seconds are measured by, on the search thread (a test gives a
             clock of its own).
@@ -217,6 +217,7 @@ class Batcher:
         max_queue: int = defaults.SERVE_MAX_QUEUE,
         max_wait: float = defaults.SERVE_MAX_WAIT,
         batch_seconds: float = defaults.SERVE_BATCH_SECONDS,
+        min_batch: int = defaults.SERVE_MIN_BATCH,
         threads: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -224,12 +225,13 @@ class Batcher:
                               ("batch_seconds", batch_seconds)):
             if not (isinstance(seconds, int | float) and 0 <= seconds < math.inf):
                 raise ValueError(f"{name} must be a number of seconds >= 0, got {seconds!r}")
-        for name, value in (("max_batch", max_batch), ("max_queue", max_queue)):
+        for name, value in (("max_batch", max_batch), ("max_queue", max_queue),
+                            ("min_batch", min_batch)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.window, self.max_batch, self.max_queue = window, max_batch, max_queue
         self.max_wait, self.batch_seconds, self.threads = max_wait, batch_seconds, threads
-        self.clock = clock
+        self.clock, self.min_batch = clock, min(min_batch, max_batch)
         self.searching = 0  #: inputs of the batch being searched
         self.batches = 0  #: batches taken for the search so far (the one in flight included)
         self.searched = 0  #: inputs searched so far
@@ -350,7 +352,8 @@ class Batcher:
 
         Raises:
             QueueFull: the queue is full, or the service is stopping.
-            Rejected: an input the predictor refuses (none is searched).
+            Rejected: an input the predictor refuses (found when its piece is taken: the
+                request is answered with it, its pieces searched before dropped).
             Exception: what the search (or ``make``, or ``finish``) raised.
         """
         queries = tuple(queries)
@@ -371,8 +374,9 @@ class Batcher:
     # ------------------------------------------------------------------ the loop
     def _take(self) -> _Groups:
         """The next batch: each request waiting, from the one whose turn it is, gets a piece
-        of its max-min fair share of :attr:`batch_seconds` (one input at least; a call
-        whole), up to :attr:`max_batch` inputs; the groups cheapest first."""
+        of its max-min fair share of :attr:`batch_seconds` (or of :attr:`min_batch` inputs'
+        work, where that is more; one input at least; a call whole), up to :attr:`max_batch`
+        inputs; the groups cheapest first."""
         self._jobs = [job for job in self._jobs if job.left and not job.future.done()]
         jobs = self._jobs
         if not jobs:
@@ -380,8 +384,8 @@ class Batcher:
         start = self._turn % len(jobs)
         order = jobs[start:] + jobs[:start]
         costs = [self.cost(job.target) for job in order]
-        shares = _shares([job.left * c for job, c in zip(order, costs, strict=True)],
-                         self.batch_seconds)
+        budget = max(self.batch_seconds, self.min_batch * sum(costs) / len(costs))
+        shares = _shares([job.left * c for job, c in zip(order, costs, strict=True)], budget)
         room, pieces, served = self.max_batch, [], 0
         for job, c, share in zip(order, costs, shares, strict=True):
             if job.call is not None:  # whole; first in its batch if it is larger than the room
