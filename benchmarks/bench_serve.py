@@ -104,7 +104,8 @@ class Service:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "inflect", "serve", "--port", "0", "--lang", "german",
              *options],
-            env=_env(threads, root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            env=_env(threads, root), cwd=root,  # -m puts the folder it runs in first on the path
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         ready = threading.Event()
 
         def read() -> None:
@@ -207,8 +208,8 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _bulk_client(service: Service, body: bytes, stop: threading.Event, done: list) -> None:
     """POST ``body`` until ``stop``, in a closed loop; ``done``: [words answered, 503s, the
-    error that stopped it]. A 503 is retried after its Retry-After (at most 1 s, so that the
-    client stops soon)."""
+    error that stopped it]. A 503 is retried after its Retry-After, as a polite client does
+    (the wait ends at once when ``stop`` is set)."""
     try:
         _bulk_loop(service, body, stop, done)
     except BaseException as exc:  # raised again in the main thread
@@ -226,7 +227,7 @@ def _bulk_loop(service: Service, body: bytes, stop: threading.Event, done: list)
         text = answer.read()
         if answer.status == 503:
             done[1] += 1
-            stop.wait(min(1.0, float(answer.getheader("retry-after", "1"))))
+            stop.wait(float(answer.getheader("retry-after", "1")))
         elif answer.status == 200:
             done[0] += words
         else:
@@ -304,7 +305,8 @@ def bulk_main(args: argparse.Namespace) -> None:
     runs = [("this", HERE, args.word_requests)]
     if args.against:
         runs.append((Path(args.against).name, Path(args.against), args.against_requests))
-    for lexicon, (name, root, requests) in [(x, r) for x in ("default", "none") for r in runs]:
+    settings = ("default", "none") if args.lexicons == "both" else (args.lexicons,)
+    for lexicon, (name, root, requests) in [(x, r) for x in settings for r in runs]:
         no = lexicon == "none"
         words = inputs[args.bulk_size:] or inputs
         paths = [f"/v1/inflect?{urllib.parse.urlencode({'lang': 'german', 'lemma': w, 'tags': t})}"
@@ -353,6 +355,8 @@ def main() -> None:
     ap.add_argument("--bulk-size", type=int, default=1000, help="words a bulk POST (--bulk)")
     ap.add_argument("--word-requests", type=int, default=40,
                     help="one-word GETs of each run (--bulk)")
+    ap.add_argument("--lexicons", choices=["both", "default", "none"], default="both",
+                    help="--bulk with the default lexicons, without (no_lexicon), or both")
     ap.add_argument("--against", default=None,
                     help="another checkout whose service is measured too (--bulk)")
     ap.add_argument("--against-requests", type=int, default=5,
