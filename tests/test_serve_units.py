@@ -41,9 +41,9 @@ class Recording:
     until :attr:`go` is set."""
 
     def __init__(self, chunk_size: int = 256, clock: Clock | None = None,
-                 cost: float = 0.001) -> None:
+                 cost: float = 0.001, fixed: float = 0.0) -> None:
         self.chunk_size, self.calls, self.go = chunk_size, [], threading.Event()
-        self.started, self.clock, self.cost = threading.Event(), clock, cost
+        self.started, self.clock, self.cost, self.fixed = threading.Event(), clock, cost, fixed
 
     def codec(self, language):
         if language == "xx":
@@ -59,7 +59,7 @@ class Recording:
         assert self.go.wait(timeout=30)
         self.calls.append([q.lemma for q in items])
         if self.clock is not None:
-            self.clock.now += self.cost * len(items)
+            self.clock.now += self.fixed + self.cost * len(items)
         return [q.lemma + "!" for q in items]
 
 
@@ -167,6 +167,30 @@ def test_a_one_word_request_waits_behind_one_batch_of_five_bulk_requests():
         per_request = [sum(1 for lemma in bulk.calls[1] if lemma.startswith(f"b{k}."))
                        for k in range(5)]
         assert per_request == [50] * 5  # 0.25 s shared equally: 50 inputs of 1 ms each
+        await batcher.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_cost_of_an_input_is_a_ratio_of_sums_and_a_new_predictor_costs_the_median():
+    """A call costing 0.49375 s + 6.25 ms an input (0.5 s for one word, 0.59375 s for 16): the
+    word's group alone measures 0.5 s an input; then the 16's, by hand: (0.7 x 0.5 + 0.59375) /
+    (0.7 x 1 + 16) = 0.05651 (a mean of the two ratios would say 0.27). A predictor not yet
+    measured costs the median of the measured (0.001, 0.05651, 2.0): 0.05651."""
+
+    async def scenario():
+        clock = Clock()
+        slow = Recording(clock=clock, cost=0.00625, fixed=0.49375)
+        slow.go.set()
+        batcher = Batcher(window=0.0, clock=clock)
+        await batcher.start()
+        assert await batcher.inflect(slow, queries("w")) == ["w!"]
+        assert batcher.costs[slow] == pytest.approx(0.5)
+        await batcher.inflect(slow, queries(*[f"v{i}" for i in range(16)]))
+        assert batcher.costs[slow] == pytest.approx((0.7 * 0.5 + 0.59375) / 16.7)
+        cheap, dear, new = Recording(), Recording(), Recording()
+        batcher.costs[cheap], batcher.costs[dear] = 0.001, 2.0
+        assert batcher.cost(new) == pytest.approx(0.05651, abs=1e-5)
         await batcher.close()
 
     asyncio.run(scenario())

@@ -9,9 +9,12 @@ two cores one search at a time, over a whole batch, is also the fastest.
 **Cost.** A request's work is everything its inputs cost on that thread: preparing them, the
 search, and the lexicon lookups of their records (a field dictionary's lookup of a new lemma
 can cost more than the search). The batcher measures it, per predictor (one model, one choice
-of options), in seconds per input over the batches it searched (a running mean); a predictor
-not yet measured is taken to cost as much as the dearest one measured (or
-:data:`~inflect.defaults.SERVE_COST_PRIOR`).
+of options), in seconds per input over its last groups: their seconds over their inputs, each
+sum decayed by :data:`_DECAY` a group (a ratio of sums: a search call costs nearly as much for
+1 input as for 16, so a lone word's call, averaged as a ratio of its own, would make every
+input look as dear as a whole call). A predictor not yet measured is taken to cost the median
+of those measured (one exotic choice of options, such as 1,000 forms, does not make every new
+one look dear), or :data:`~inflect.defaults.SERVE_COST_PRIOR`.
 
 **Turns.** A request is cut into pieces. Each batch holds about ``batch_seconds`` of work by
 those measures (at least ``min_batch`` inputs, where a search call's fixed cost is most of it
@@ -108,6 +111,8 @@ class _Job:
 _Groups = list[tuple[Any, list[tuple[_Job, int, int]]]]
 #: A job's piece was searched and more of it is to come (no answer yet).
 _MORE = object()
+#: The weight a group's measure keeps at each later group of its predictor.
+_DECAY = 0.7
 
 
 def _prepare(predictor: Any, job: _Job, start: int, stop: int) -> list[Any]:
@@ -235,8 +240,11 @@ class Batcher:
         self.searching = 0  #: inputs of the batch being searched
         self.batches = 0  #: batches taken for the search so far (the one in flight included)
         self.searched = 0  #: inputs searched so far
-        #: seconds per input of each predictor searched (a running mean over its groups)
+        #: seconds per input of each predictor searched (see the module docstring)
         self.costs: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+        #: each predictor's decayed sums of seconds and of inputs searched
+        self._work: weakref.WeakKeyDictionary[Any, tuple[float, float]] = \
+            weakref.WeakKeyDictionary()
         self._jobs: list[_Job] = []  # the requests not wholly taken, in the order they came
         self._turn = 0  # where the next batch starts its round (when the last was cut short)
         self._flight = 0.0  # expected seconds of the batch being searched
@@ -278,10 +286,11 @@ class Batcher:
 
     def cost(self, target: Any) -> float:
         """Seconds per input of ``target`` (a predictor; None: a call): as measured, else the
-        dearest measured, else :data:`~inflect.defaults.SERVE_COST_PRIOR`."""
+        median of those measured, else :data:`~inflect.defaults.SERVE_COST_PRIOR`."""
         found = self.costs.get(target) if target is not None else None
         if found is None:
-            found = max(self.costs.values(), default=defaults.SERVE_COST_PRIOR)
+            known = sorted(self.costs.values())
+            found = known[len(known) // 2] if known else defaults.SERVE_COST_PRIOR
         return max(found, 1e-6)  # a microsecond at least: no batch of unbounded size
 
     @property
@@ -412,9 +421,10 @@ class Batcher:
         """On the event loop: a group's measured cost, and the answers of the jobs it ended."""
         self.searched += inputs
         if target is not None and inputs:
-            measured = seconds / inputs
-            known = self.costs.get(target)
-            self.costs[target] = measured if known is None else 0.5 * known + 0.5 * measured
+            spent, done = self._work.get(target, (0.0, 0.0))
+            spent, done = _DECAY * spent + seconds, _DECAY * done + inputs
+            self._work[target] = spent, done
+            self.costs[target] = spent / done
         for job, ok, value in outcome:
             if not ok:
                 job.taken = job.size  # nothing more of it is searched
