@@ -22,10 +22,24 @@ both (without it both consult the lexicons ``inflect predict`` consults by defau
 The clients run in this process (Python threads) on the same cores as the service: on a 2-core
 machine they take CPU from it, so the service's figures are if anything pessimistic.
 
+4. ``--bulk``, the service under load (issue 64) instead of 1-3: one client GETs one German word
+   a request (``--word-requests`` of them, the next sent when the last is answered) while 0, 1,
+   2 and 5 (``--bulk-clients``) other clients POST ``--bulk-size`` (1,000) german-dev words a
+   request in a closed loop (a 503 is retried after its ``Retry-After``), with the default
+   lexicons and without (``--no-lexicon`` in every request), one service started for each:
+   the one-word latency (median, 99th percentile, largest; a 503 counts with its latency), as a
+   multiple of the same latency with no bulk client (the reference, same run), the one-word
+   503s, the inputs searched a second (bulk and one-word: ``/healthz``'s ``searched``), the
+   bulk clients' 503s, and the inputs a batch. ``--against PATH``
+   measures another checkout's service the same way after each of this one's (e.g. the
+   first-come-first-served service before issue 64; ``--against-requests`` one-word GETs).
+
 Usage::
 
     python benchmarks/bench_serve.py --data-dir ../shared/data/conll2018-task1 --threads 2 \\
         [--n 1000] [--requests 200] [--clients 16] [--repeat 2] [--no-lexicon]
+    python benchmarks/bench_serve.py --data-dir ../shared/data/conll2018-task1 --threads 2 \\
+        --bulk [--bulk-clients 1,2,5] [--bulk-size 1000] [--word-requests 40]
 """
 
 from __future__ import annotations
@@ -64,8 +78,8 @@ def _inputs(data_dir: str, n: int) -> list[tuple[str, str]]:
     return found
 
 
-def _env(threads: int) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(HERE), INFLECT_THREADS=str(threads))
+def _env(threads: int, root: Path = HERE) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(root), INFLECT_THREADS=str(threads))
     env.pop("INFLECT_LEXICON", None)
     return env
 
@@ -86,11 +100,12 @@ def _predict(args: list[str], threads: int, no_lexicon: bool) -> float:
 class Service:
     """``inflect serve`` on a free port, its log drained by a thread."""
 
-    def __init__(self, threads: int, options: list[str]) -> None:
+    def __init__(self, threads: int, options: list[str], root: Path = HERE) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "inflect", "serve", "--port", "0", "--lang", "german",
              *options],
-            env=_env(threads), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            env=_env(threads, root), cwd=root,  # -m puts the folder it runs in first on the path
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         ready = threading.Event()
 
         def read() -> None:
@@ -191,6 +206,136 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _bulk_client(service: Service, body: bytes, stop: threading.Event, done: list) -> None:
+    """POST ``body`` until ``stop``, in a closed loop; ``done``: [words answered, 503s, the
+    error that stopped it]. A 503 is retried after its Retry-After, as a polite client does
+    (the wait ends at once when ``stop`` is set)."""
+    try:
+        _bulk_loop(service, body, stop, done)
+    except BaseException as exc:  # raised again in the main thread
+        done[2] = exc
+        stop.set()
+
+
+def _bulk_loop(service: Service, body: bytes, stop: threading.Event, done: list) -> None:
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=600)
+    words = len(json.loads(body)["inputs"])
+    while not stop.is_set():
+        connection.request("POST", "/v1/inflect", body=body,
+                           headers={"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        text = answer.read()
+        if answer.status == 503:
+            done[1] += 1
+            stop.wait(float(answer.getheader("retry-after", "1")))
+        elif answer.status == 200:
+            done[0] += words
+        else:
+            raise RuntimeError(f"bulk POST: {answer.status} {text[:300]!r}")
+    connection.close()
+
+
+def _health(service: Service) -> dict:
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=60)
+    connection.request("GET", "/healthz")
+    state = json.loads(connection.getresponse().read())
+    connection.close()
+    return state
+
+
+def _under_load(service: Service, paths: list[str], bodies: list[bytes], requests: int) -> dict:
+    """One-word GETs (``requests``, one at a time) beside ``len(bodies)`` bulk clients: the
+    latencies, the one-word 503s, the inputs searched a second (``/healthz``'s ``searched``;
+    a service without it: the bulk words answered), the bulk 503s, inputs a batch."""
+    stop = threading.Event()
+    done: list[list] = [[0, 0, None] for _ in bodies]
+    bulk = [threading.Thread(target=_bulk_client, args=(service, b, stop, d))
+            for b, d in zip(bodies, done, strict=True)]
+    for thread in bulk:
+        thread.start()
+    if bodies:  # until each bulk request is queued, searched or refused
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline and not stop.is_set():
+            state = _health(service)
+            if state["waiting"] + state["searching"] + 1000 * sum(d[1] > 0 for d in done) >= \
+                    min(len(bodies), 2) * 1000 - 300:
+                break
+            time.sleep(0.05)
+    state = _health(service)
+    before, searched, started = state["batches"], state.get("searched"), time.perf_counter()
+    connection = http.client.HTTPConnection(service.host, service.port, timeout=600)
+    latencies, refused = [], 0
+    for i in range(requests):
+        start = time.perf_counter()
+        connection.request("GET", paths[i % len(paths)])
+        answer = connection.getresponse()
+        body = answer.read()
+        latencies.append(time.perf_counter() - start)
+        if answer.status == 503:
+            refused += 1
+        elif answer.status != 200:
+            raise SystemExit(f"GET: {answer.status} {body[:300]!r}")
+    connection.close()
+    seconds = time.perf_counter() - started
+    state = _health(service)
+    words = sum(d[0] for d in done)  # read before the bulk clients finish their last request
+    inputs = state["searched"] - searched if searched is not None else words + requests
+    stop.set()
+    for thread in bulk:
+        thread.join()
+    for d in done:
+        if d[2] is not None:
+            raise SystemExit(f"a bulk client failed: {d[2]!r}")
+    return {"latencies": latencies, "refused": refused, "bulk_rate": inputs / seconds,
+            "bulk_refused": sum(d[1] for d in done),
+            "per_batch": inputs / max(1, state["batches"] - before)}
+
+
+def bulk_main(args: argparse.Namespace) -> None:
+    """``--bulk``: the one-word latency beside 0, 1, 2 and 5 bulk clients (see the docstring)."""
+    inputs = _inputs(args.data_dir, max(args.n, args.bulk_size + args.word_requests))
+    counts = sorted({0, *(int(c) for c in args.bulk_clients.split(",") if c.strip())})
+    print(f"one German word a GET ({args.word_requests} requests, one at a time) beside N "
+          f"clients POSTing {args.bulk_size} german-dev words a request; {args.threads} torch "
+          "thread(s); median, 99th percentile and largest latency; x: the median as a multiple "
+          "of the same with no bulk client (the same service)")
+    print("| lexicons | bulk clients | median ms | p99 ms | max ms | x | one-word 503s "
+          "| inputs searched/s | bulk 503s | inputs a batch |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    runs = [("this", HERE, args.word_requests)]
+    if args.against:
+        runs.append((Path(args.against).name, Path(args.against), args.against_requests))
+    settings = ("default", "none") if args.lexicons == "both" else (args.lexicons,)
+    for lexicon, (name, root, requests) in [(x, r) for x in settings for r in runs]:
+        no = lexicon == "none"
+        words = inputs[args.bulk_size:] or inputs
+        paths = [f"/v1/inflect?{urllib.parse.urlencode({'lang': 'german', 'lemma': w, 'tags': t})}"
+                 + ("&no_lexicon=true" if no else "") for w, t in words]
+
+        def body(k: int, no_lexicon: bool = no) -> bytes:
+            chosen = [inputs[(k * 97 + i) % args.bulk_size] for i in range(args.bulk_size)]
+            return json.dumps({"lang": "german", "no_lexicon": no_lexicon, "inputs": [
+                {"lemma": lemma, "tags": tags} for lemma, tags in chosen]}).encode()
+
+        service = Service(args.threads, [], root)
+        try:
+            _under_load(service, paths, [body(0)], min(5, requests))  # warm-up
+            reference = None
+            for count in counts:
+                found = _under_load(service, paths, [body(k) for k in range(count)], requests)
+                values = found["latencies"]
+                median = statistics.median(values)
+                reference = reference or median
+                print(f"| {lexicon}{'' if name == 'this' else ', ' + name} | {count} | {1000 * median:.0f} | "
+                      f"{1000 * _percentile(values, 0.99):.0f} | {1000 * max(values):.0f} | "
+                      f"{median / reference:.1f}x | {found['refused']} | "
+                      f"{found['bulk_rate']:.0f} | {found['bulk_refused']} | "
+                      f"{found['per_batch']:.1f} |", flush=True)
+        finally:
+            service.stop()
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", required=True, help="the CoNLL-SIGMORPHON 2018 folder")
@@ -204,7 +349,22 @@ def main() -> None:
     ap.add_argument("--no-lexicon", action="store_true", help="the model alone, in both")
     ap.add_argument("--batch-window", type=float, default=None,
                     help="the service's --batch-window (default: its default)")
+    ap.add_argument("--bulk", action="store_true",
+                    help="the one-word latency beside bulk clients instead (see 4. above)")
+    ap.add_argument("--bulk-clients", default="1,2,5", help="bulk clients of each run (--bulk)")
+    ap.add_argument("--bulk-size", type=int, default=1000, help="words a bulk POST (--bulk)")
+    ap.add_argument("--word-requests", type=int, default=40,
+                    help="one-word GETs of each run (--bulk)")
+    ap.add_argument("--lexicons", choices=["both", "default", "none"], default="both",
+                    help="--bulk with the default lexicons, without (no_lexicon), or both")
+    ap.add_argument("--against", default=None,
+                    help="another checkout whose service is measured too (--bulk)")
+    ap.add_argument("--against-requests", type=int, default=5,
+                    help="one-word GETs of each run of --against")
     args = ap.parse_args()
+    if args.bulk:
+        bulk_main(args)
+        return
 
     inputs = _inputs(args.data_dir, args.n)
     with tempfile.TemporaryDirectory() as folder:

@@ -1,9 +1,9 @@
 """Every default of sparse-inflect in one place (imported by the modules that use them).
 
 Search (Peters, Niculae & Martins 2019, section 5: beam 5): :data:`BEAM_SIZE`,
-:data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`CHUNK_SIZE`,
-:data:`STREAM_IDLE_SECONDS`, :func:`max_output_length`, :func:`fallback_output_length`,
-:func:`output_length_margin`.
+:data:`WIDE_BEAM_SIZE`, :data:`MAX_BEAM_SIZE`, :data:`MAX_FORMS`, :data:`MAX_FORMS_LIMIT`,
+:data:`CHUNK_SIZE`, :data:`STREAM_IDLE_SECONDS`, :func:`max_output_length`,
+:func:`fallback_output_length`, :func:`output_length_margin`.
 Paradigms: :data:`PARADIGM_SURE`, :data:`PARADIGM_FOLD_BELOW`, :data:`PARADIGM_CHUNK_SIZE`.
 Data: :data:`SETTINGS`.
 Training: :data:`CHECKPOINT_SECONDS`, :data:`DEV_SAMPLE_SEED`.
@@ -22,19 +22,24 @@ BEAM_SIZE = 5
 WIDE_BEAM_SIZE = 20
 #: The largest beam the command line accepts.
 MAX_BEAM_SIZE = 256
-#: Most forms listed per input by support enumeration.
+#: Forms listed per input by default (``--max-forms``, the service's ``max_forms``).
 MAX_FORMS = 100
+#: The largest ``max_forms`` every interface accepts (``inflect predict``/``paradigm``/
+#: ``translate --max-forms``, the service's ``max_forms``): the one limit, kept here. Beam
+#: widening stops at MAX_BEAM_SIZE and support enumeration at SUPPORT_MAX_EXPANSIONS prefixes
+#: an input, so more forms than this are not found anyway.
+MAX_FORMS_LIMIT = 1000
 #: Inputs searched together by prediction (one encoder pass and one beam over all of them).
 CHUNK_SIZE = 256
 #: Seconds without a new input line (a terminal, a pipe that stays open) after which the lines
 #: read so far are searched and answered, fewer than CHUNK_SIZE (:mod:`inflect.inference.streaming`).
 STREAM_IDLE_SECONDS = 0.15
 
-#: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when its most probable
-#: form has less than this probability (or no certificate); forms below PARADIGM_FOLD_BELOW are
-#: folded under the cell's first ones; a paradigm's predictor searches at least
-#: PARADIGM_CHUNK_SIZE inputs together, so that every paradigm of the shipped cells (at most
-#: 1,655 cells: Basque verbs) is one batch.
+#: Paradigms (``inflect paradigm``): a cell is *uncertain* (marked so) when no form of it is
+#: attested and its most probable form has less than this probability (or no certificate);
+#: forms below PARADIGM_FOLD_BELOW are folded under the cell's first ones; a paradigm's
+#: predictor searches at least PARADIGM_CHUNK_SIZE inputs together, so that every paradigm of
+#: the shipped cells (at most 1,655 cells: Basque verbs) is one batch.
 PARADIGM_SURE = 0.9
 PARADIGM_FOLD_BELOW = 0.05
 PARADIGM_CHUNK_SIZE = 2048
@@ -132,12 +137,36 @@ SERVE_PORT = 8000
 #: Seconds the search waits for more requests to join a batch, where the last batch had
 #: company (a lone client is answered at once; :class:`inflect.serve.batching.Batcher`).
 SERVE_BATCH_WINDOW = 0.03
-#: Inputs gathered into one batch at most (a request is never split between batches).
+#: Inputs of one batch at most (a request of more is searched in pieces, in turn with the
+#: others: :class:`inflect.serve.batching.Batcher`).
 SERVE_MAX_BATCH = CHUNK_SIZE
-#: Inputs waiting for the search at most; a request beyond is answered 503 with Retry-After.
-SERVE_MAX_QUEUE = 4096
+#: Seconds of work (as measured: the search and the lexicon lookups) of one batch: a request
+#: waits behind at most one batch of a bulk client, so one word is answered within about twice
+#: this.
+SERVE_BATCH_SECONDS = 0.5
+#: Inputs a batch holds at least (where as many wait), however dear they are measured: a search
+#: call costs about as much for 1 input as for 16 (one encoder pass, the beam's steps over the
+#: longest form: 0.26 s for 1, 0.35 s for 8, 0.6 s for 16 German words on a 2-core machine with
+#: load average 14), so a budget met by fewer would search a few inputs a call at a tenth of the
+#: rate.
+SERVE_MIN_BATCH = 16
+#: Seconds per input assumed of a predictor not yet measured (where none is: the dearest one
+#: measured); a German word with the default lexicons costs about 3 ms on one core.
+SERVE_COST_PRIOR = 0.01
+#: Seconds a request may expect to wait (its own work included, at the measured costs); a
+#: request beyond is answered 503 with Retry-After, and /healthz reports the service busy while
+#: the queued work is over it. Under the 60 s after which clients and proxies commonly give up.
+SERVE_MAX_WAIT = 30.0
+#: Seconds a client has to send a request's headers (from its connection, or from the first
+#: byte after its last answer), and then as many for its body; beyond, 408 and the connection
+#: is closed: a client that sends nothing, or a byte now and then, keeps no connection (and so
+#: no file descriptor) for ever. 20 s for a 1 MB body is 50 kB/s at least.
+SERVE_READ_SECONDS = 20.0
 #: Inputs of one ``POST /v1/inflect`` at most.
 SERVE_MAX_INPUTS = 1000
+#: Inputs waiting for the search at most (a bound on memory: the time a request may expect
+#: to wait is SERVE_MAX_WAIT's); a request beyond is answered 503 with Retry-After.
+SERVE_MAX_QUEUE = 10 * SERVE_MAX_INPUTS
 #: Bytes of a request body at most (413 beyond).
 SERVE_MAX_BODY_BYTES = 1_000_000
 #: Characters of a lemma or tag bundle a request may hold (the model's own limit,

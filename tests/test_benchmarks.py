@@ -25,21 +25,28 @@ TINY = {
                           "cold paradigm"),
     "bench_predict.py": (["--data-dir", "{data}", "--n", "8", "--repeat", "1", "--threads", "1",
                           "--against", "{repo}"], "german-dev inputs"),
-    "bench_serve.py": (["--data-dir", "{data}", "--n", "8", "--requests", "4", "--clients", "2",
-                        "--repeat", "1", "--threads", "1", "--no-lexicon", "--post-size", "4",
-                        "--post-requests", "1"], "throughput"),
+    "bench_serve.py": [
+        (["--data-dir", "{data}", "--n", "8", "--requests", "4", "--clients", "2", "--repeat", "1",
+          "--threads", "1", "--no-lexicon", "--post-size", "4", "--post-requests", "1"],
+         "throughput"),
+        (["--data-dir", "{data}", "--bulk", "--bulk-clients", "1", "--bulk-size", "6",
+          "--word-requests", "3", "--threads", "1", "--lexicons", "none"], "inputs searched/s"),
+    ],
     "bench_spacy.py": (["--data-dir", "{data}", "--n", "8", "--repeat", "1", "--threads", "1"],
                        "same form"),
 }
+#: Every tiny run: (script, options, expected word); a script may have several (a list).
+RUNS = [(script, *run) for script, runs in TINY.items()
+        for run in (runs if isinstance(runs, list) else [runs])]
 
 
 def test_every_benchmark_script_has_a_tiny_run():
     assert sorted(p.name for p in BENCHMARKS.glob("bench_*.py")) == sorted(TINY)
 
 
-@pytest.mark.parametrize("script", sorted(TINY))
-def test_benchmark_runs_at_a_tiny_size(script, conll2018, tmp_path):
-    options, expected = TINY[script]
+@pytest.mark.parametrize(("script", "options", "expected"), RUNS,
+                         ids=[f"{r[0]}-{i}" for i, r in enumerate(RUNS)])
+def test_benchmark_runs_at_a_tiny_size(script, options, expected, conll2018, tmp_path):
     args = [a.format(data=conll2018, repo=REPO) for a in options]
     env = os.environ | {"PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=tmp_path,

@@ -113,6 +113,34 @@ def test_german_nouns_reads_the_library_s_table():
 
 
 @pytest.mark.slow
+def test_german_nouns_index_finds_the_rows_the_library_reads():
+    """The adapter's index of the table against the library's own reading of it (``Nouns().data``,
+    its csv rows): every lemma quoted in the file (``"0,2-Liter-Flasche"``) and every 50th of the
+    others give the same rows, in the file's order; a lemma that is only a prefix of one gives
+    none."""
+    need("german_nouns")
+    from german_nouns.config import CSV_FILE_PATH
+    from german_nouns.lookup import Nouns
+
+    from inflect.lexicon.field_german_nouns import _Table
+
+    library = Nouns()
+    by_lemma: dict[str, list[list[str]]] = {}
+    for row in library.data:
+        by_lemma.setdefault(row[0], []).append(row)
+    table = _Table(CSV_FILE_PATH)
+    assert len(table.index) == len(by_lemma) > 100_000 - 1000
+    quoted = [lemma for lemma in by_lemma if "," in lemma or '"' in lemma]
+    assert "0,2-Liter-Flasche" in quoted
+    for lemma in quoted + list(by_lemma)[::50]:
+        ours = [[row.get(column, "") for column in table.header] for row in table.rows(lemma)]
+        assert ours == [row + [""] * (len(table.header) - len(row)) for row in by_lemma[lemma]]
+    prefixes = [lemma[:-1] for lemma in list(by_lemma)[::500] if lemma[:-1] not in by_lemma]
+    assert prefixes and all(table.rows(prefix) == [] for prefix in prefixes)
+    assert "0,2-Liter" not in by_lemma and table.rows("0,2-Liter") == []
+
+
+@pytest.mark.slow
 def test_verbecc_gives_its_tables_without_its_guesser_or_log_file(tmp_path):
     need("verbecc", "dictionaries")
     from inflect.lexicon.field_verbecc import Verbecc

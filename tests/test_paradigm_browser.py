@@ -45,11 +45,11 @@ def small_paradigm(lemma="talo"):
             [("talot", 0.85), ("taloja", 0.10), ("talo", 0.04), ("talote", 0.01)],
             Certificate.MODE_ONLY,
         ),
-        _cell(
+        _cell(  # attested, and the model's first form too (a record lists it twice)
             "N;GEN;SG",
             "GEN",
             "SG",
-            [("talon", 0.95, "shared-task data"), ("talo", 0.05)],
+            [("talon", 0.95, "shared-task data"), ("talon", 0.95), ("talo", 0.05)],
             Certificate.FULL_SUPPORT,
         ),
         _cell("N;COM;PL", "COM", "PL", [("taloineen", 0.6), ("taloine", 0.4)], Certificate.NONE),
@@ -73,8 +73,9 @@ def small_paradigm(lemma="talo"):
     )
 
 
-#: The bars in reading order: the forms of at least 5 % (always the first), row by row.
-BARS = ["100.0%", "85.0%", "10.0%", "95.0%", "5.0%", "60.0%", "40.0%"]
+#: The bars in reading order: the model's forms of at least 5 % (always its first), row by row;
+#: an attested form has none (the GEN SG cell: talon is the answer, talo the model's other form).
+BARS = ["100.0%", "85.0%", "10.0%", "5.0%", "60.0%", "40.0%"]
 
 
 def _check(doc):
@@ -93,8 +94,14 @@ def _check(doc):
     assert len(tails) == 1 and tails[0].get("open") is None  # folded
     assert "+ 2 forms below 5 %" in tails[0].xpath("./summary")[0].text
     attested = section.xpath(".//span[@class='attested']")
-    assert len(attested) == 2  # the first form, and its line in the list
-    assert section.xpath(".//li[@title='shared-task data']")
+    assert len(attested) == 1  # the answer's mark; the model's talon is not listed again
+    assert attested[0].get("title") == "shared-task data"
+    [genitive] = [c for c in cells if c.get("data-tags") == "N;GEN;SG"]
+    assert genitive.xpath(".//span[@class='first']")[0].text == "talon"
+    assert genitive.xpath(".//span[@class='mp']")[0].text == "model: 0.9500"  # both facts, no bar
+    assert genitive.xpath(".//span[@class='model-head']")[0].text == "the model's other forms"
+    assert [li.xpath("./span")[0].text for li in genitive.xpath(".//li")] == ["talo"]
+    assert "uncertain" not in genitive.get("class")
     badges = [c.xpath(".//span[contains(@class, 'cert')]")[0].text for c in cells]
     assert badges == ["full support", "mode only", "full support", "not certified"]
 

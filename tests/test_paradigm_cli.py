@@ -152,3 +152,21 @@ def test_a_narrow_terminal_folds_the_grid_instead_of_cutting_it():
     for form in ("talot", "taloineen", "talon"):
         assert form in joined
     assert "attested" in joined
+
+
+def test_a_terminal_cell_shows_the_attested_answer_first_and_each_form_once():
+    """The GEN SG cell of the hand-made paradigm: talon is attested and the model's first form
+    (its record lists it twice); the grid shows it once, marked attested with what the model
+    gives it, then the model's other forms."""
+    from rich.console import Console
+    from test_paradigm_browser import small_paradigm
+
+    from inflect.render.paradigm import paradigm_table
+
+    console = Console(width=200, record=True, color_system=None)
+    console.print(paradigm_table(small_paradigm()))
+    lines = console.export_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("GEN"))
+    assert lines[start].split()[1:6] == ["talon", "attested", "model:", "0.9500", "✓"]
+    assert lines[start + 1].split()[:2] == ["talo", "0.0500"]
+    assert sum(line.split().count("talon") for line in lines) == 1

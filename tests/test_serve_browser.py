@@ -8,9 +8,11 @@ report's browser tests are (tests/test_report_browser.py).
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -195,3 +197,56 @@ def test_a_bad_lookup_shows_its_error_on_a_phone_width_page(server, browser):
     widths = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert widths[0] <= widths[1]
     assert browser.console == []
+
+
+@pytest.fixture(scope="module")
+def english():
+    running = Server("--lang", "english")  # the default lexicons: got is attested
+    yield running.url
+    running.stop()
+
+
+def test_an_attested_form_is_the_answer_and_the_model_s_forms_follow_each_once(english, browser,
+                                                                                tmp_path):
+    """Issue 64: for get V;PST the page showed the attested got with the model's small bar
+    (0.08) under the model's wrong getted (0.45), and got twice. Now: got first, with its
+    sources and no bar; then the model's distribution, each form once; in the paradigm grid the
+    V;PST cell's answer is got, not tinted uncertain. What the page shows is computed here from
+    the JSON record of the same input."""
+    browser.send("Emulation.setDeviceMetricsOverride", width=820, height=940,
+                 deviceScaleFactor=1, mobile=False)
+    browser.send("Emulation.setScrollbarsHidden", hidden=True)
+    browser.navigate(english + "/?lang=english&lemma=get&tags=V%3BPST&pos=V")
+    _, _, record = call(english, "/v1/inflect", {"lang": "english", "lemma": "get",
+                                                 "tags": "V;PST"})
+    attested = [f for f in record["forms"] if f["attested"]]
+    assert [f["form"] for f in attested] == ["got"]
+    answers = browser.evaluate(
+        "[...document.querySelectorAll('#answer ol.answers li')].map(li => ["
+        "li.querySelector('.form').textContent, li.querySelector('.src').textContent, "
+        "li.querySelector('.mp').textContent, li.querySelectorAll('i').length])")
+    got_p = next(f["probability"] for f in record["forms"]
+                 if f["form"] == "got" and not f["attested"])
+    assert answers == [["got", attested[0]["source"], f"model: {got_p:.4f}", 0]]  # no bar
+    model = [f for f in record["forms"] if not f["attested"] and f["form"] != "got"]
+    listed = [f for k, f in enumerate(model) if k == 0 or f["probability"] >= 0.05]
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('#answer .model ol li')].map(li => ["
+        "li.querySelector('span').textContent, li.querySelector('i').style.width])")
+    assert shown == [[f["form"], f"{100 * f['probability']:.1f}%"] for f in listed]
+    headings = browser.evaluate(
+        "[...document.querySelectorAll('#answer h3')].map(h => h.textContent)")
+    assert headings == ["attested", "the model's distribution (english-high)"]
+    # the paradigm's V;PST cell: got is the answer, once, and the cell is not uncertain
+    cell = browser.evaluate(
+        "(() => { const td = document.querySelector('td.cell[data-tags=\"V;PST\"]'); return ["
+        "td.querySelector('.first').textContent, td.className, [...td.querySelectorAll('li "
+        "span:first-child')].map(s => s.textContent)]; })()")
+    assert cell[0] == "got" and "uncertain" not in cell[1] and "got" not in cell[2]
+    picture = browser.send("Page.captureScreenshot", format="png")["data"]
+    shot = tmp_path / "serve-lookup.png"
+    shot.write_bytes(base64.b64decode(picture))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert browser.console == []
+    if os.environ.get("INFLECT_KEEP_SCREENSHOT"):  # docs/serve-lookup.png is made so
+        shutil.copy(shot, os.environ["INFLECT_KEEP_SCREENSHOT"])

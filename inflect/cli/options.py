@@ -25,9 +25,10 @@ def beam_option(when: str = ""):
 
 def max_forms_option(what: str):
     """``--max-forms``: list at most this many ``what`` (forms, translations) per input."""
-    return click.option("--max-forms", type=click.IntRange(min=1), default=defaults.MAX_FORMS,
-                        show_default=True,
-                        help=f"List at most this many {what} per input (then: 'more than N').")
+    return click.option("--max-forms", type=click.IntRange(1, defaults.MAX_FORMS_LIMIT),
+                        default=defaults.MAX_FORMS, show_default=True,
+                        help=f"List at most this many {what} per input, 1 to "
+                             f"{defaults.MAX_FORMS_LIMIT} (then: 'more than N').")
 
 
 def format_option(columns: str):

@@ -36,6 +36,16 @@ from inflect.cli.options import (
               help="Inputs waiting for the search at most; beyond, a request is answered 503 "
                    "with Retry-After (a request is taken whole when nothing waits, so one "
                    "request of up to --max-inputs always gets through).")
+@click.option("--max-wait", type=click.FloatRange(min=0), default=defaults.SERVE_MAX_WAIT,
+              show_default=True,
+              help="Seconds a request may expect to wait, its own work included (at the "
+                   "measured cost of its model and lexicons); beyond, 503 with Retry-After, and "
+                   "/healthz answers 503 while the queued work is over it.")
+@click.option("--read-timeout", type=click.FloatRange(min=0, min_open=True),
+              default=defaults.SERVE_READ_SECONDS, show_default=True,
+              help="Seconds a client has to send a request's headers, and then its body; beyond, "
+                   "408 and the connection is closed (slow or stalled clients hold no "
+                   "connection for ever).")
 @click.option("--max-inputs", type=click.IntRange(min=1), default=defaults.SERVE_MAX_INPUTS,
               show_default=True, help="Inputs of one POST /v1/inflect at most (413 beyond).")
 @click.option("--batch-window", type=click.FloatRange(0, 1), default=defaults.SERVE_BATCH_WINDOW,
@@ -49,8 +59,8 @@ from inflect.cli.options import (
 @device_option
 @threads_option
 @models_dir_option
-def serve_command(host, port, languages, workers, max_models, max_queue, max_inputs,
-                  batch_window, lexicon_files, no_lexicon, device, threads, models_dir):
+def serve_command(host, port, languages, workers, max_models, max_queue, max_wait, read_timeout,
+                  max_inputs, batch_window, lexicon_files, no_lexicon, device, threads, models_dir):
     """Serve predictions over HTTP: a JSON API and a lookup page, the models loaded once.
 
     Then: curl 'localhost:8000/v1/inflect?lang=german&lemma=Haus&tags=N;DAT;PL' answers the
@@ -75,6 +85,7 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
         import uvicorn  # noqa: F401 (the extra's presence)
 
         from inflect.serve.app import create_app
+        from inflect.serve.protocol import TimedH11Protocol
         from inflect.serve.service import SETTINGS_ENV, ServeSettings
     except ImportError as exc:
         raise click.ClickException(
@@ -96,9 +107,9 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
         languages=tuple(languages), max_models=max_models, device=device,
         models_dir=models_dir, lexicon_files=tuple(lexicon_files), no_lexicon=no_lexicon,
         threads=choose_threads(threads), window=batch_window, max_queue=max_queue,
-        max_inputs=max_inputs,
+        max_wait=max_wait, read_seconds=read_timeout, max_inputs=max_inputs,
     )
-    common = {"host": host, "port": port, "log_level": "info",
+    common = {"host": host, "port": port, "log_level": "info", "http": TimedH11Protocol,
               "timeout_graceful_shutdown": int(defaults.SERVE_SHUTDOWN_SECONDS)}
     if workers > 1:
         os.environ[SETTINGS_ENV] = settings.to_json()

@@ -48,6 +48,7 @@ __all__ = [
     "Cell",
     "CellForm",
     "Paradigm",
+    "ParadigmPlan",
     "ParadigmRequest",
     "Paradigms",
     "read_requests",
@@ -100,10 +101,9 @@ class Cell:
         return self.certificate is Certificate.FULL_SUPPORT
 
     @property
-    def attested(self) -> bool:
-        """True when a lexicon attests a form of the cell (its first form is then attested)."""
-        return any(f.attested for f in self.forms)
-
+    def attested(self) -> tuple[CellForm, ...]:
+        """The attested forms (a lexicon's: the cell's answer), in the lexicons' order."""
+        return tuple(f for f in self.forms if f.attested)
     @property
     def conflict(self) -> bool:
         """True when the sources of the cell's attested forms disagree
@@ -112,21 +112,16 @@ class Cell:
 
     @property
     def uncertain(self) -> bool:
-        """True when no form finished, the search is not certified (no certificate), or the
-        most probable form has less than :data:`inflect.defaults.PARADIGM_SURE` of the
-        probability."""
+        """True when no form is attested and the model's answer is in doubt: no form finished,
+        the search is not certified (no certificate), or the most probable form has less than
+        :data:`inflect.defaults.PARADIGM_SURE` of the probability. (An attested form is the
+        answer however little the model gives it.)"""
         best = self.best
-        return (
+        return not self.attested and (
             best is None
             or self.certificate is Certificate.NONE
             or best.probability < defaults.PARADIGM_SURE
         )
-
-    def shown(self, fold_below: float) -> tuple[tuple[CellForm, ...], tuple[CellForm, ...]]:
-        """The forms shown and the folded tail: the first form always, then those of probability
-        at least ``fold_below``; the tail is the rest (most probable first)."""
-        head = tuple(f for k, f in enumerate(self.forms) if k == 0 or f.probability >= fold_below)
-        return head, self.forms[len(head) :]
 
 
 @dataclass(frozen=True)
@@ -412,7 +407,18 @@ class Paradigms:
         for request in requests:
             yield self._one(request, request.language or language, request.pos or pos)
 
-    def _one(self, request: ParadigmRequest, language: str | None, pos: str | None) -> Paradigm:
+    def plan(self, lemma: str, language: str | None = None, pos: str | None = None) -> ParadigmPlan:
+        """The queries of one lemma's paradigm, and how their records make it
+        (:meth:`ParadigmPlan.finish`), for a caller that searches them itself (``inflect serve``
+        searches them in pieces, in turn with other requests); :meth:`paradigm` is
+        ``plan.finish(list(predictor.stream(plan.queries)))``.
+
+        Raises:
+            As :meth:`stream`.
+        """
+        return self._plan(ParadigmRequest(lemma, pos, language), language, pos)
+
+    def _plan(self, request: ParadigmRequest, language: str | None, pos: str | None) -> ParadigmPlan:
         src, line = request.source, request.line
         request = dataclasses.replace(request, lemma=clean_edges(request.lemma))
         try:
@@ -440,29 +446,79 @@ class Paradigms:
             bundles = [b for b in bundles if b.features <= known]
         placed = layout([b.multiset for b in bundles])
         bundles = [bundles[i] for i in placed.order]
-        places = [placed.places[i] for i in placed.order]
-        queries = [make_query(request.lemma, b, name) for b in bundles]
+        return ParadigmPlan(
+            request=request,
+            language=name,
+            part_of_speech=pos,
+            bundles=tuple(bundles),
+            places=tuple(placed.places[i] for i in placed.order),
+            queries=tuple(make_query(request.lemma, b, name) for b in bundles),
+            placed=placed,
+            cells_from=f"conll2018-task1 {table.split_name}",
+            notes=tuple(notes),
+        )
+
+    def _one(self, request: ParadigmRequest, language: str | None, pos: str | None) -> Paradigm:
+        plan = self._plan(request, language, pos)
         try:
-            predictions = list(self.predictor.stream(queries))
+            predictions = list(self.predictor.stream(plan.queries))
         except InputError as exc:
-            raise InputError(exc.what, exc.value, src, line) from None
+            raise InputError(exc.what, exc.value, request.source, request.line) from None
+        return plan.finish(predictions)
+
+
+@dataclass(frozen=True)
+class ParadigmPlan:
+    """One paradigm before its search (:meth:`Paradigms.plan`): its cells' queries, in reading
+    order, and what :meth:`finish` needs to make the :class:`Paradigm` of their records.
+
+    Attributes:
+        request: the request (its lemma with the edges cleaned).
+        language, part_of_speech: the language's name and the part of speech chosen.
+        bundles, places: each cell's tag bundle and its place ``(block, row, column)``.
+        queries: each cell's query (lemma, bundle, language), in the order of ``bundles``.
+        placed: the layout (:func:`~inflect.inference.paradigm_cells.layout`).
+        cells_from: where the cells come from (``"conll2018-task1 german-train-high"``).
+        notes: the paradigm's warnings so far (cells left out).
+    """
+
+    request: ParadigmRequest
+    language: str
+    part_of_speech: str
+    bundles: tuple[TagBundle, ...]
+    places: tuple[tuple[tuple[str, ...], str, str], ...]
+    queries: tuple[Any, ...]
+    placed: Any
+    cells_from: str
+    notes: tuple[str, ...]
+
+    def finish(self, predictions: Sequence[Any]) -> Paradigm:
+        """The paradigm of the cells' records (one per query, in order).
+
+        Raises:
+            InputError: a record that is an error (the lemma itself: too long, ...; every cell
+                would fail alike), with the request's file and line.
+        """
+        src, line = self.request.source, self.request.line
         failed = next((p for p in predictions if not isinstance(p, Prediction)), None)
         if failed is not None:  # the lemma itself (too long, ...): every cell would fail alike
             raise InputError(failed.message, None, src, line)
         cells = tuple(
-            _cell(b, place, p) for b, place, p in zip(bundles, places, predictions, strict=True)
+            _cell(b, place, p)
+            for b, place, p in zip(self.bundles, self.places, predictions, strict=True)
         )
+        notes = list(self.notes)
         notes += dict.fromkeys(w for c in cells for w in c.warnings)  # once, not once a cell
         return Paradigm(
-            lemma=request.lemma,
-            language=name,
-            part_of_speech=pos,
+            lemma=self.request.lemma,
+            language=self.language,
+            part_of_speech=self.part_of_speech,
             cells=cells,
             blocks=_blocks(cells),
-            row_dimension=placed.row_dimension,
-            column_dimension=placed.column_dimension,
-            block_dimensions=placed.block_dimensions,
-            cells_from=f"conll2018-task1 {table.split_name}",
+            row_dimension=self.placed.row_dimension,
+            column_dimension=self.placed.column_dimension,
+            block_dimensions=self.placed.block_dimensions,
+            cells_from=self.cells_from,
             warnings=tuple(notes),
             source=src,
             line=line,

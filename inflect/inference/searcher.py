@@ -124,8 +124,9 @@ class Searcher:
         models: one or more :class:`~inflect.nn.checkpoint.LoadedModel`; several form an
             :class:`~inflect.decoding.Ensemble` and must share the target vocabulary.
         beam_size: beam size k (≥ 1).
-        max_forms: largest number of outputs listed per input (≥ 1); support enumeration
-            stops there and the record says "more than N".
+        max_forms: largest number of outputs listed per input (1 to
+            :data:`inflect.defaults.MAX_FORMS_LIMIT`, the limit of every interface); support
+            enumeration stops there and the record says "more than N".
         support: when to enumerate the support (see :data:`SupportMode`).
         max_input_len: the longest source accepted, in model symbols.
         chunk_size: inputs searched together by :meth:`stream`.
@@ -167,6 +168,8 @@ class Searcher:
         for name, value in settings.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if max_forms > defaults.MAX_FORMS_LIMIT:  # the one limit of every interface
+            raise ValueError(f"max_forms must be at most {defaults.MAX_FORMS_LIMIT}, got {max_forms}")
         if support not in ("auto", "always", "never"):
             raise ValueError(f"support must be auto, always or never, got {support!r}")
         self.beam_size, self.max_forms, self.support = beam_size, max_forms, support

@@ -27,6 +27,7 @@ copied into this package (their licences: CC BY-SA data, LGPL code): they are us
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 from collections import OrderedDict
@@ -276,8 +277,13 @@ def cased(table: Paradigm, lemma: str, abbreviation: bool = False) -> Paradigm:
     return out
 
 
+#: The adapters' bundles, parsed once each (a paradigm's table has tens of them, each built
+#: for every lemma looked up; the bundles are only the tables' keys, never changed).
+_bundle = functools.lru_cache(maxsize=4096)(TagBundle.parse)
+
+
 def add_form(table: Paradigm, tags: str, form: str) -> None:
     """Add ``form`` to ``table`` under the bundle ``tags`` (once, after the forms there)."""
-    forms = table.setdefault(TagBundle.parse(tags), [])
+    forms = table.setdefault(_bundle(tags), [])
     if form and form not in forms:
         forms.append(form)

@@ -1,7 +1,8 @@
 """What every renderer shares: how a number is written (a probability, a share in percent, a size
 in bytes), the terminal's console and a renderable that shows the widest layout the terminal
-holds (a table's numbers never cut), HTML escaping, the words of a certificate's badge, and the
-attention panels of an explanation. Rendering only.
+holds (a table's numbers never cut), HTML escaping, the words of a certificate's badge, the
+answer-first split of a record's forms (:func:`model_shown`, :func:`attested_words`), the words
+of a conflict between sources, and the attention panels of an explanation. Rendering only.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
     from inflect.inference.explain import AttentionPanel, Explanation
+    from inflect.inference.outcomes import Form
 
 #: A certificate's words on an HTML badge (:class:`inflect.decoding.Certificate` values).
 CERTIFICATE_BADGES = {
@@ -35,6 +39,29 @@ def guesses_note(attested: int, cells: int) -> str | None:
         return "no source attests a form of this paradigm: every form is the model's guess"
     return (f"{attested} of {cells} cells attested (marked attested); the forms of the other "
             f"{cells - attested} are the model's guesses")
+
+
+def model_shown(
+    forms: Sequence[Form], fold_below: float
+) -> tuple[tuple[Form, ...], tuple[Form, ...]]:
+    """The model's distribution as shown under the answer: its forms (those without a source)
+    but the texts an attested form already shows (that form's row says what the model gives
+    it: each form once), most probable first; the first always, then those of probability at
+    least ``fold_below``; and the folded tail (the rest)."""
+    said = {f.form for f in forms if f.attested}
+    model = [f for f in forms if not f.attested and f.form not in said]
+    head = tuple(f for k, f in enumerate(model) if k == 0 or f.probability >= fold_below)
+    return head, tuple(model[len(head) :])
+
+
+def attested_words(form: Form, forms: Sequence[Form], complete: bool) -> str:
+    """What the model gives an attested ``form``, in words: ``"model: 0.0812"`` where its
+    distribution (``forms``) lists the text, ``"model: 0"`` where it does not and the list is
+    the whole support (``complete``: the model gives it no probability), else ``"model: not
+    found"``."""
+    if any(not f.attested and f.form == form.form for f in forms):
+        return f"model: {probability_text(form.probability)}"
+    return "model: 0" if complete else "model: not found"
 
 
 def human_size(size: int) -> str:

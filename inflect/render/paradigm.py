@@ -14,7 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from inflect import defaults
-from inflect.render.common import CONFLICT, guesses_note, probability_text
+from inflect.render.common import (
+    CONFLICT,
+    attested_words,
+    guesses_note,
+    model_shown,
+    probability_text,
+)
 from inflect.render.tsv import tsv_line
 
 if TYPE_CHECKING:  # annotations only
@@ -108,27 +114,36 @@ def paradigm_tsv(paradigm: Paradigm) -> str:
 
 
 def _cell_text(cell: Cell, fold_below: float) -> Text:
-    """A cell in the grid: the first form (bold) with its probability and certificate mark,
-    the other forms above ``fold_below`` one a line, then ``+N < 5%``."""
+    """A cell in the grid, the answer first: each attested form (the first bold) marked
+    ``attested`` with what the model gives it in words, else the model's first form (bold,
+    yellow where uncertain) with its probability; the certificate mark; then the model's other
+    forms above ``fold_below`` one a line (each form once: :func:`model_shown`), then
+    ``+N < 5%``."""
     mark, style, _ = CERTIFICATE_MARKS[cell.certificate.value]
     if not cell.forms:
         return Text.assemble(("no form", "dim"), " ", (mark, style))
-    head, tail = cell.shown(fold_below)
     text = Text()
-    for k, f in enumerate(head):
+    attested = cell.attested
+    for k, f in enumerate(attested):
         if k:
             text.append("\n")
-        form_style = "bold" if k == 0 else ""
-        if k == 0 and cell.uncertain:
-            form_style = "bold yellow"
-        text.append(f.form, style=form_style)
-        if f.probability < 1.0 or k:
-            text.append(f" {probability_text(f.probability)}", style="dim" if k else "")
-        if f.attested:
-            text.append(" attested", style="cyan")
+        text.append(f.form, style="bold" if k == 0 else "")
+        text.append(" attested", style="cyan")
+        text.append(f" {attested_words(f, cell.forms, cell.complete)}", style="dim")
         if k == 0 and cell.conflict:
             text.append(" conflict", style="magenta")
         if k == 0:
+            text.append(f" {mark}", style=style)
+    head, tail = model_shown(cell.forms, fold_below)
+    for k, f in enumerate(head):
+        first = k == 0 and not attested
+        if text:
+            text.append("\n")
+        form_style = ("bold yellow" if cell.uncertain else "bold") if first else ""
+        text.append(f.form, style=form_style)
+        if f.probability < 1.0 or not first:
+            text.append(f" {probability_text(f.probability)}", style="" if first else "dim")
+        if first:
             text.append(f" {mark}", style=style)
     if tail or cell.more_than is not None:
         more = f">{cell.more_than - len(head)}" if cell.more_than is not None else len(tail)
@@ -185,7 +200,8 @@ def paradigm_table(paradigm: Paradigm, fold_below: float = defaults.PARADIGM_FOL
     uncertain = len(paradigm.uncertain)
     parts.append(
         Text(
-            f"{legend}; yellow: uncertain (first form below {100 * defaults.PARADIGM_SURE:g}%), "
+            f"{legend}; attested: the answer (then the model's other forms); yellow: uncertain "
+            f"(none attested, the model's first below {100 * defaults.PARADIGM_SURE:g}%), "
             f"{uncertain} of {len(paradigm.cells)} cells",
             style="dim",
         )

@@ -3,11 +3,14 @@
 The page inlines its CSS (the ambiguity report's, ``inflect/render/assets/report.css``, plus
 :data:`PARADIGM_CSS`), has no script and fetches nothing: it reads the same from a ``file://``
 URL, offline, in any browser. Each paradigm is a section: its blocks as tables (rows by columns
-by UniMorph dimension, as :mod:`inflect.inference.paradigm` lays them out), each cell with its first form,
-a bar per form drawn to its probability, the forms below the fold threshold in a ``<details>``
-element, the certificate as a badge, the attested mark where a form has a source, and the
-uncertain cells (:attr:`inflect.inference.paradigm.Cell.uncertain`) tinted and labelled. Every piece of
-user text is escaped. Rendering only.
+by UniMorph dimension, as :mod:`inflect.inference.paradigm` lays them out), each cell with its
+answer first: an attested form (a lexicon's) where there is one, marked so with its sources and
+what the model gives it in words, no bar (a bar would make a written form look less likely than
+the model's guess); else the model's most probable form. The model's distribution follows (under
+"the model" where an attested form leads), a bar per form drawn to its probability, each form
+once (:func:`inflect.render.common.model_shown`), the forms below the fold threshold in a ``<details>`` element; the
+certificate as a badge, and the uncertain cells (:attr:`inflect.inference.paradigm.Cell.uncertain`)
+tinted and labelled. Every piece of user text is escaped. Rendering only.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from inflect import defaults
 from inflect.render.common import (
     CERTIFICATE_BADGES,
     CONFLICT,
+    attested_words,
     guesses_note,
     html_text,
+    model_shown,
     probability_text,
 )
 
@@ -30,6 +35,7 @@ if TYPE_CHECKING:  # annotations only
 
 __all__ = [
     "PARADIGM_CSS",
+    "attested_mark",
     "forms_html",
     "legend_html",
     "paradigm_page",
@@ -64,6 +70,11 @@ td.cell .tagline { display: block; color: var(--dim); font-size: .75rem; }
   padding: 0 .3em; margin-inline-start: .3em; }
 .unsure { font-size: .7rem; color: var(--warn); border: 1px solid var(--warn);
   border-radius: 3px; padding: 0 .3em; margin-inline-start: .3em; }
+.cell .mp { color: var(--dim); font-size: .8rem; }
+.cell p.also .attested + .mp { margin-inline-start: .4em; }
+.cell .model { margin-top: .25rem; }
+.cell .model-head { display: block; color: var(--dim); font-size: .75rem; }
+p.also { margin: .1rem 0; }
 ul.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1.2rem;
   font-size: .85rem; color: var(--dim); }
 ul.legend .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: -.15em;
@@ -82,20 +93,18 @@ def _direction(language: str) -> str:
 def forms_html(
     head: Sequence[CellForm], tail: Sequence[CellForm], fold_below: float, rtl: bool = False
 ) -> str:
-    """Forms as a list with a bar each (``<ol>``; each ``<li>``: the form, an ``attested`` mark
-    with its source as the title where it has one, a bar ``<i style="width:P%">``, the
-    probability) and the folded tail (``<details class="tail">``: the forms below
-    ``fold_below``); inside an element of class ``cell`` (a paradigm's cell, the lookup page's
-    answer). Empty for no forms."""
+    """The model's forms as a list with a bar each (``<ol>``; each ``<li>``: the form, a bar
+    ``<i style="width:P%">``, the probability) and the folded tail (``<details class="tail">``:
+    the forms below ``fold_below``), as :func:`~inflect.render.common.model_shown` splits
+    them; inside an element of
+    class ``cell`` (a paradigm's cell, the lookup page's answer). Empty for no forms."""
     direction = ' dir="rtl"' if rtl else ""
     out = []
     if head:
         out.append("<ol>")
         for f in head:
-            title = f' title="{html_text(f.source)}"' if f.source else ""
-            mark = '<span class="attested">attested</span>' if f.attested else ""
             out.append(
-                f"<li{title}><span{direction}>{html_text(f.form)}{mark}</span>"
+                f"<li><span{direction}>{html_text(f.form)}</span>"
                 f'<span class="b"><i style="width:{100 * f.probability:.1f}%"></i></span>'
                 f'<span class="p">{probability_text(f.probability)}</span></li>'
             )
@@ -112,8 +121,14 @@ def forms_html(
     return "".join(out)
 
 
+def attested_mark(form: CellForm) -> str:
+    """The ``attested`` badge, its sources as the title."""
+    return f'<span class="attested" title="{html_text(form.source)}">attested</span>'
+
+
 def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
-    """One ``<td class="cell">``: first form, bars, folded tail, badges."""
+    """One ``<td class="cell">``: the answer (an attested form, else the model's first), the
+    badges, then the model's bars and folded tail."""
     classes = "cell uncertain" if cell.uncertain else "cell"
     cert = cell.certificate.value
     out = [
@@ -121,11 +136,12 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
         f'data-forms="{len(cell.forms)}">'
     ]
     direction = ' dir="rtl"' if rtl else ""
+    attested = cell.attested
     if not cell.forms:
         out.append('<span class="first dim">no form finished</span>')
     else:
         best = cell.forms[0]
-        mark = '<span class="attested">attested</span>' if best.attested else ""
+        mark = attested_mark(best) if best.attested else ""
         if cell.conflict:
             mark += f'<span class="conflict" title="{html_text(CONFLICT)}">conflict</span>'
         out.append(f'<span class="first"{direction}>{html_text(best.form)}</span>{mark}')
@@ -133,7 +149,15 @@ def _cell_html(cell: Cell, fold_below: float, rtl: bool) -> str:
     if cell.uncertain:
         out.append('<span class="unsure">uncertain</span>')
     out.append(f'<span class="tagline">{html_text(cell.tags)}</span>')
-    out.append(forms_html(*cell.shown(fold_below), fold_below, rtl))
+    for k, f in enumerate(attested):  # each with what the model gives it, in words
+        words = html_text(attested_words(f, cell.forms, cell.complete))
+        also = f'<span{direction}>{html_text(f.form)}</span>{attested_mark(f)}' if k else ""
+        out.append(f'<p class="also">{also}<span class="mp">{words}</span></p>')
+    shown = forms_html(*model_shown(cell.forms, fold_below), fold_below, rtl)
+    if attested and shown:
+        shown = (f'<div class="model"><span class="model-head">the model\'s other forms</span>'
+                 f"{shown}</div>")
+    out.append(shown)
     if cell.more_than is not None:
         out.append(f'<p class="more">more than {cell.more_than} forms of nonzero probability</p>')
     out.append("</td>")
@@ -150,7 +174,8 @@ def _paradigm_html(paradigm: Paradigm, index: int, fold_below: float) -> str:
         f"<small>{html_text(paradigm.part_of_speech)} · {html_text(paradigm.language)}</small></h2>",
         f'<p class="dim">{len(paradigm.cells)} cells (the tag bundles of '
         f"{html_text(paradigm.cells_from)}); {full} certified full support; "
-        f"{uncertain} uncertain (first form below {100 * defaults.PARADIGM_SURE:g} %)"
+        f"{uncertain} uncertain (none attested, the model's first below "
+        f"{100 * defaults.PARADIGM_SURE:g} %)"
         + (f"; {html_text(paradigm.where)}" if paradigm.where else "")
         + "</p>",
     ]
@@ -248,11 +273,12 @@ def legend_html() -> str:
         "more probability</li>"
         "<li>The certificates are about the model's search, not the language: a form no source "
         "attests is the model's guess, however certain.</li>"
-        '<li><span class="swatch" style="background:#fff4d6"></span> uncertain: first form below '
-        f"{100 * defaults.PARADIGM_SURE:g} %, or not certified</li>"
+        '<li><span class="swatch" style="background:#fff4d6"></span> uncertain: no form attested, '
+        f"and the model's first below {100 * defaults.PARADIGM_SURE:g} %, or not certified</li>"
         '<li><span class="swatch empty-swatch" style="background:#f3f4f6"></span> a cell the data '
         "do not attest</li>"
-        '<li><span class="attested">attested</span> the form is attested (hover: where); '
-        '<span class="conflict">conflict</span> the sources disagree</li>'
+        '<li><span class="attested">attested</span> the answer: a form written in a lexicon '
+        "(hover: where), with what the model gives it; the model's own forms follow, a bar "
+        'each; <span class="conflict">conflict</span> the sources disagree</li>'
         "</ul>"
     )

@@ -7,41 +7,49 @@ schema, the health check and the lookup page.
 | ``GET /v1/inflect?lang=&lemma=&tags=`` | the record of one input |
 | ``GET /v1/paradigm?lang=&lemma=&pos=`` | the paradigm, its cells as ``inflect paradigm`` writes them |
 | ``GET /v1/models`` | each language's model, those loaded, the lexicons offered |
-| ``GET /healthz`` | ``{"status": "ok", ...}`` |
+| ``GET /healthz`` | ready: ``{"status": "ok", "ready": true, ...}``; busy: the same, 503 |
+| ``GET /livez`` | ``{"status": "alive"}`` while the process serves |
 | ``GET /openapi.json`` | the schema of all of the above |
 | ``GET /`` | the lookup page (:mod:`inflect.serve.page`) |
 
 A record is written by :func:`inflect.render.jsonl.prediction_jsonl`, byte for byte the line
 ``inflect predict --format jsonl`` writes; a cell by :func:`inflect.render.jsonl.paradigm_jsonl`.
 A refused request is a 4xx JSON object naming the field and the value
-(:mod:`inflect.serve.errors`); a body over the limit is refused before it is read whole (413); a
-full queue answers 503 with ``Retry-After``; an unexpected failure is a 500 with a one-line
-message (the traceback goes to the log only). The app holds no state a request leaves behind
+(:mod:`inflect.serve.errors`), an unknown query parameter too (422); what every request must be
+before it is read (UTF-8 text, JSON numbers, a bounded body sent in a bounded time) is checked by
+:class:`inflect.serve.guard.RequestGuard`, which also answers HEAD as GET; a method a path does
+not take is a 405 with ``Allow``; a full queue answers 503 with ``Retry-After``; an unexpected
+failure is a 500 with a one-line message (the traceback goes to the log only). The app holds no state a request leaves behind
 (the models it loads are a cache), so replicas behind a load balancer answer alike.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from inflect import __version__, defaults
 from inflect.inference.paradigm import Paradigm
 from inflect.render.jsonl import paradigm_jsonl, prediction_jsonl
 from inflect.serve.errors import RequestError, error_body, validation_error
+from inflect.serve.guard import READ_SECONDS, RequestGuard
 from inflect.serve.page import Lookup, lookup_page
 from inflect.serve.schema import (
     ErrorAnswer,
     Health,
     InflectAnswer,
     InflectRequest,
+    Live,
     ModelsAnswer,
     ParadigmAnswer,
     PredictionRecord,
@@ -60,7 +68,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 Beam = Annotated[int, Query(ge=1, le=defaults.MAX_BEAM_SIZE, description="Beam size k.")]
 Support = Annotated[Literal["auto", "always", "never"], Query(description="As inflect predict's.")]
-MaxForms = Annotated[int, Query(ge=1, le=defaults.MAX_FORMS, description="Forms at most.")]
+MaxForms = Annotated[int, Query(ge=1, le=defaults.MAX_FORMS_LIMIT, description="Forms at most.")]
 Text = Annotated[str, Query(min_length=1, max_length=defaults.SERVE_MAX_TEXT_CHARS)]
 Lexicon = Annotated[list[str] | None, Query(description="A lexicon to consult (repeatable).")]
 
@@ -87,56 +95,51 @@ def _paradigm_json(paradigm: Paradigm, model: str | None) -> str:
     return head[:-1] + ', "cells": [' + ", ".join(lines) + "]}"
 
 
-class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes is answered 413 (known by its
-    Content-Length, else once the bytes read pass it) and never reaches the app. The rest of the
-    body is read and dropped, up to ``16 x limit``, so that the client, still sending, reads
-    the answer instead of a broken connection; nothing over the limit is kept."""
+def _allowed(app: FastAPI, scope: Any) -> str:
+    """The ``Allow`` header of a path: the methods of every route at it (HEAD with GET)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
 
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
 
-    async def _refuse(self, scope: Any, receive: Any, send: Any, size: int | None,
-                      more: bool, seen: int) -> None:
-        while more and seen <= 16 * self.limit:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            seen += len(message.get("body", b""))
-            more = message.get("more_body", False)
-        error = RequestError(413, f"the body is larger than {self.limit} bytes (send several "
-                             "requests)", "body", size)
-        await JSONResponse(error_body(error), status_code=413)(scope, receive, send)
+async def _known_parameters(request: Request) -> None:
+    """Refuse a query parameter the route does not take (422 naming it), as a POST body's
+    unknown field is refused: ``bea=3`` is a typo, not a request for the default beam."""
+    route = request.scope.get("route")
+    if route is None or not isinstance(route, APIRoute):
+        return
+    known = _parameter_names(route)
+    for name in request.query_params:
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise RequestError(422, f"unknown parameter {name!r}; {hint}{request.url.path} takes "
+                               f"{', '.join(sorted(known)) or 'none'}", name,
+                               request.query_params[name])
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or ())
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await self._refuse(scope, receive, send, int(declared), True, 0)
-            return
-        body, more = b"", True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.limit:
-                await self._refuse(scope, receive, send, None, more, len(body))
-                return
-        replayed = False
 
-        async def replay() -> Any:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+_NAMES: dict[int, frozenset[str]] = {}
 
-        await self.app(scope, replay, send)
+
+def _parameter_names(route: APIRoute) -> frozenset[str]:
+    """The query parameters of a route and its dependencies (by the name a client gives)."""
+    found = _NAMES.get(id(route))
+    if found is None:
+        names, todo = set(), [route.dependant]
+        while todo:
+            dependant = todo.pop()
+            names |= {p.alias for p in dependant.query_params}
+            todo += dependant.dependencies
+        found = _NAMES[id(route)] = frozenset(names)
+    return found
+
+
+KnownParameters = Depends(_known_parameters)
 
 
 def _handlers(app: FastAPI) -> None:
@@ -151,8 +154,14 @@ def _handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        error = RequestError(exc.status_code, str(exc.detail), None, request.url.path)
-        return JSONResponse(error_body(error), status_code=exc.status_code)
+        headers = dict(exc.headers or {})
+        message = str(exc.detail)
+        if exc.status_code == 405:  # every method of the path, not only the first route's
+            headers["Allow"] = _allowed(app, request.scope)
+            message = f"{request.method} is not allowed here; {request.url.path} takes " + \
+                headers["Allow"]
+        error = RequestError(exc.status_code, message, None, request.url.path)
+        return JSONResponse(error_body(error), status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception) -> JSONResponse:
@@ -163,36 +172,35 @@ def _handlers(app: FastAPI) -> None:
 
 def _api_routes(app: FastAPI, service: Service) -> None:
     @app.post("/v1/inflect", response_model=InflectAnswer, responses=_ERRORS, tags=["inflect"],
-              summary="Every form of nonzero probability of each input, with its certificate")
+              dependencies=[KnownParameters], summary="Every form of nonzero probability of each input, with its certificate")
     async def inflect_many(request: InflectRequest) -> Response:
         options = options_of(request.beam, request.support, request.max_forms, request.lexicon,
                              request.no_lexicon)
         inputs = [(i.lemma, i.tags, i.lang) for i in request.inputs]
-        records = await service.inflect(inputs, request.lang, options)
-        return _json('{"results": [' + ", ".join(prediction_jsonl(r) for r in records) + "]}")
+        lines = await service.inflect(inputs, request.lang, options, render=prediction_jsonl)
+        return _json('{"results": [' + ", ".join(lines) + "]}")
 
     @app.get("/v1/inflect", response_model=PredictionRecord, responses=_ERRORS,
-             tags=["inflect"], summary="One input: the record inflect predict writes")
+             tags=["inflect"], dependencies=[KnownParameters], summary="One input: the record inflect predict writes")
     async def inflect_one(lang: Text, lemma: Text, tags: Text, beam: Beam = defaults.BEAM_SIZE,
                           support: Support = "auto", max_forms: MaxForms = defaults.MAX_FORMS,
                           lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
         options = options_of(beam, support, max_forms, lexicon, no_lexicon)
-        [record] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False)
-        return _json(prediction_jsonl(record))
+        [line] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False,
+                                       render=prediction_jsonl)
+        return _json(line)
 
     @app.get("/v1/paradigm", response_model=ParadigmAnswer, responses=_ERRORS,
-             tags=["paradigm"], summary="Every cell of a lemma's paradigm")
+             tags=["paradigm"], dependencies=[KnownParameters], summary="Every cell of a lemma's paradigm")
     async def paradigm(lang: Text, lemma: Text, pos: str | None = None,
                        beam: Beam = defaults.BEAM_SIZE, support: Support = "auto",
                        max_forms: MaxForms = defaults.MAX_FORMS,
                        lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
         options = options_of(beam, support, max_forms, lexicon, no_lexicon)
-        found = await service.paradigm(lang, lemma, pos, options)
-        model = service.pool.entry(lang).name
-        return _json(_paradigm_json(found, model))
+        return _json(await service.paradigm(lang, lemma, pos, options, render=_paradigm_json))
 
     @app.get("/v1/models", response_model=ModelsAnswer, tags=["service"],
-             summary="Each language's model, the models loaded, the lexicons offered")
+             dependencies=[KnownParameters], summary="Each language's model, the models loaded, the lexicons offered")
     async def models() -> dict[str, Any]:
         loaded = set(service.pool.loaded)
         return {
@@ -206,11 +214,31 @@ def _api_routes(app: FastAPI, service: Service) -> None:
             "lexicons": list(service.pool.lexicon_names),
         }
 
-    @app.get("/healthz", response_model=Health, tags=["service"], summary="Alive and ready")
-    async def health() -> dict[str, Any]:
-        return {"status": "ok", "loaded": list(service.pool.loaded),
-                "waiting": service.batcher.waiting, "searching": service.batcher.searching,
-                "batches": service.batcher.batches}
+    @app.get("/healthz", response_model=Health, tags=["service"], dependencies=[KnownParameters],
+             summary="Ready for more work: 200, or 503 with Retry-After while the queue is over "
+             "its limit (a load balancer's readiness check)",
+             responses={503: {"model": Health, "description": "Busy or stopping: send elsewhere"}})
+    async def health() -> JSONResponse:
+        batcher = service.batcher
+        ready = not batcher.over_limit
+        answer = {
+            "status": "ok" if ready else ("stopping" if batcher.stopping else "busy"),
+            "ready": ready, "loaded": list(service.pool.loaded), "waiting": batcher.waiting,
+            "searching": batcher.searching, "batches": batcher.batches,
+            "searched": batcher.searched,
+            "queued_seconds": round(batcher.queued_seconds, 3), "max_queue": batcher.max_queue,
+            "max_wait": batcher.max_wait,
+        }
+        if ready:
+            return JSONResponse(answer)
+        wait = batcher.retry_after(batcher.queued_seconds - batcher.max_wait)
+        return JSONResponse(answer, status_code=503, headers={"Retry-After": str(wait)})
+
+    @app.get("/livez", response_model=Live, tags=["service"], dependencies=[KnownParameters],
+             summary="Alive (200 while the process serves, busy or not: a liveness check that "
+             "must not restart a busy service)")
+    async def live() -> dict[str, str]:
+        return {"status": "alive"}
 
 
 def _page_route(app: FastAPI, service: Service) -> None:
@@ -275,7 +303,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> Any:
         await service.start()
         try:
-            yield
+            yield {READ_SECONDS: service.settings.read_seconds}  # for TimedH11Protocol
         finally:
             await service.close()
 
@@ -292,7 +320,8 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     _handlers(app)
     _api_routes(app, service)
     _page_route(app, service)
-    app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
+    app.add_middleware(RequestGuard, limit=service.settings.max_body_bytes,
+                       seconds=service.settings.read_seconds)
     return app
 
 

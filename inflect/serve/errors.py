@@ -8,10 +8,14 @@ what was given (null where nothing was).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["RequestError", "error_body", "validation_error"]
+__all__ = ["RequestError", "error_body", "printable", "validation_error"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RequestError(Exception):
@@ -39,9 +43,22 @@ class RequestError(Exception):
         self.headers = headers or {}
 
 
+def printable(value: Any) -> Any:
+    """``value`` as a JSON answer can carry it: a float that is not finite as JSON's name for
+    it (``"NaN"``, ``"Infinity"``, ``"-Infinity"``), a lone surrogate in text as its escape
+    (``"H\\ud800us"``: UTF-8 cannot encode it), anything else as it is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    return value
+
+
 def error_body(error: RequestError) -> dict[str, Any]:
-    """The JSON object of a refused request: ``error`` (the message), ``field``, ``value``."""
-    return {"error": error.message, "field": error.field, "value": error.value}
+    """The JSON object of a refused request: ``error`` (the message), ``field``, ``value``
+    (each :func:`printable`)."""
+    return {"error": printable(error.message), "field": printable(error.field),
+            "value": printable(error.value)}
 
 
 def field_path(location: Sequence[Any]) -> str:

@@ -1,13 +1,17 @@
-"""The lookup page (``GET /``): a language, a lemma and a tag bundle or a part of speech; the forms
-with their bars, certificate and sources; the paradigm grid.
+"""The lookup page (``GET /``): a language, a lemma and a tag bundle or a part of speech; the
+answer first (the attested forms, each with its sources and what the model gives it, no bar),
+then the model's distribution under its own heading (a bar a form, each form once, the
+certificate); the paradigm grid.
 
 The page is one HTML document with its CSS inlined, no script, nothing fetched: it reads the same
 offline, without JavaScript, on a phone-width window (the grid scrolls sideways inside its own
 box). The form is sent by GET, so every lookup is a link (``/?lang=german&lemma=Haus&pos=N``)
 that reproduces it. Its parts are :mod:`inflect.render`'s: the paradigm page's stylesheet, legend
 and sections (:func:`inflect.render.paradigm_html.paradigm_section`), and a prediction's forms
-as a paradigm cell's (:func:`inflect.render.paradigm_html.forms_html`); only the form and the
-frame are this module's. Every piece of user text is escaped.
+as a paradigm cell's (:func:`~inflect.render.common.model_shown`,
+:func:`~inflect.render.paradigm_html.forms_html`,
+:func:`~inflect.render.common.attested_words`); only the form and the frame are this
+module's. Every piece of user text is escaped.
 """
 
 from __future__ import annotations
@@ -18,8 +22,20 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from inflect import defaults
-from inflect.render.common import CERTIFICATE_BADGES, CONFLICT, html_text
-from inflect.render.paradigm_html import forms_html, legend_html, paradigm_section, stylesheet
+from inflect.render.common import (
+    CERTIFICATE_BADGES,
+    CONFLICT,
+    attested_words,
+    html_text,
+    model_shown,
+)
+from inflect.render.paradigm_html import (
+    attested_mark,
+    forms_html,
+    legend_html,
+    paradigm_section,
+    stylesheet,
+)
 
 if TYPE_CHECKING:  # annotations only
     from inflect.inference.outcomes import Prediction
@@ -44,6 +60,12 @@ section.lookup .cell { max-width: 40rem; }
 section.lookup .cell li { grid-template-columns: minmax(6rem, max-content) 12rem 4rem; }
 p.source { color: #0a7ea4; margin: .2rem 0; overflow-wrap: anywhere; }
 section.lookup .cell .cert { margin-inline-end: .4rem; }
+section.lookup h3 { font-size: 1rem; margin: .8rem 0 .2rem; }
+ol.answers { list-style: none; padding: 0; margin: .2rem 0; }
+ol.answers li { margin: .15rem 0; }
+ol.answers .form { font-size: 1.15rem; font-weight: 600; }
+ol.answers .src { display: block; color: #0a7ea4; font-size: .85rem; overflow-wrap: anywhere; }
+ol.answers .mp { color: var(--dim); font-size: .85rem; margin-inline-start: .5em; }
 .scroll { overflow-x: auto; }
 p.links { font-size: .85rem; overflow-wrap: anywhere; }
 @media (max-width: 40rem) { body { padding: .6rem .8rem 3rem; }
@@ -89,13 +111,19 @@ def _form(lookup: Lookup, languages: Sequence[tuple[str, str]], pos_choices: Seq
     )
 
 
-def _split(prediction: Prediction, fold_below: float) -> tuple[list, list]:
-    """The forms shown (every attested one, the model's first, and the model's forms of at least
-    ``fold_below``) and the folded tail (the model's others)."""
-    head, tail = list(prediction.attested), []
-    for k, f in enumerate(prediction.model_forms):
-        (head if k == 0 or f.probability >= fold_below else tail).append(f)
-    return head, tail
+def _attested_html(prediction: Prediction, direction: str) -> str:
+    """The answer: each attested form once, its sources and what the model gives it (words, no
+    bar: a written form is not a guess to be ranked by the model)."""
+    out = ["<h3>attested</h3>", '<ol class="answers">']
+    for f in prediction.attested:  # each once: the lexicons merge a form several write
+        words = attested_words(f, prediction.forms, prediction.complete)
+        out.append(
+            f'<li><span class="form"{direction}>{html_text(f.form)}</span>{attested_mark(f)}'
+            f'<span class="mp">{html_text(words)}</span>'
+            f'<span class="src">{html_text(f.source)}</span></li>'
+        )
+    out.append("</ol>")
+    return "".join(out)
 
 
 def _prediction_html(prediction: Prediction, lookup: Lookup, rtl: bool, pos: str | None,
@@ -108,23 +136,28 @@ def _prediction_html(prediction: Prediction, lookup: Lookup, rtl: bool, pos: str
         f"<h2><span{direction}>{html_text(prediction.lemma)}</span> "
         f'<small><span class="tags">{html_text(prediction.tags)}</span> · '
         f"{html_text(prediction.language)}</small></h2>",
-        f'<div class="cell answer"><span class="cert {cert}">{CERTIFICATE_BADGES[cert]}</span>'
-        f'<span class="dim">the model\'s forms: {html_text(prediction.certificate_words)}</span>',
     ]
-    if not prediction.forms:
-        out.append('<p class="dim">no form finished</p>')
-    out.append(forms_html(*_split(prediction, fold_below), fold_below, rtl))
-    out.append("</div>")
-    for f in prediction.attested:
-        out.append(
-            f'<p class="source"><span{direction}>{html_text(f.form)}</span> is attested: '
-            f"{html_text(f.source)}</p>"
-        )
+    if prediction.attested:
+        out.append(_attested_html(prediction, direction))
     if prediction.conflict:
         out.append(f'<p class="more" id="conflict">{html_text(CONFLICT)}</p>')
     model = html_text(prediction.model or "given by path")
-    other = "the other forms" if prediction.attested else "the forms"
-    out.append(f'<p class="dim">source of {other}: the model {model}</p>')
+    out += [
+        f'<h3>the model\'s distribution <small class="dim">({model})</small></h3>',
+        f'<div class="cell answer model"><span class="cert {cert}">{CERTIFICATE_BADGES[cert]}'
+        f'</span><span class="dim">{html_text(prediction.certificate_words)}</span>',
+    ]
+    head, tail = model_shown(prediction.forms, fold_below)
+    if not prediction.model_forms:
+        out.append('<p class="dim">no form finished</p>')
+    elif not head:
+        out.append('<p class="dim">the model gives only the attested forms above</p>')
+    out.append(forms_html(head, tail, fold_below, rtl))
+    out.append("</div>")
+    if prediction.attested:
+        out.append('<p class="dim">the attested forms are the answer; the model\'s, a guess '
+                   "however certain, are listed once (an attested form's row above says what "
+                   "the model gives it)</p>")
     for note in prediction.warnings:
         out.append(f'<p class="more">warning: {html_text(note)}</p>')
     if pos:

@@ -22,6 +22,7 @@ __all__ = [
     "InflectAnswer",
     "InflectInput",
     "InflectRequest",
+    "Live",
     "ModelInfo",
     "ModelsAnswer",
     "ParadigmAnswer",
@@ -59,7 +60,7 @@ class InflectRequest(BaseModel):
         "auto", description="auto widens the beam where the support is not certified; always "
         "enumerates it best-first; never keeps the beam's n-best."
     )
-    max_forms: int = Field(defaults.MAX_FORMS, ge=1, le=defaults.MAX_FORMS,
+    max_forms: int = Field(defaults.MAX_FORMS, ge=1, le=defaults.MAX_FORMS_LIMIT,
                            description="Forms listed per input at most.")
     lexicon: list[str] | None = Field(
         None, description="Names of the service's lexicons to consult, in order (GET "
@@ -157,11 +158,26 @@ class ModelsAnswer(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    """``GET /healthz``: 200 while the service takes more work, 503 (with ``Retry-After``)
+    while its queue is over a limit or it is stopping."""
+
+    status: Literal["ok", "busy", "stopping"]
+    ready: bool = Field(description="False: send elsewhere (a load balancer's readiness).")
     loaded: list[str]
     waiting: int = Field(description="Inputs queued for the search.")
     searching: int = Field(description="Inputs of the batch being searched.")
-    batches: int = Field(description="Batches searched since the start.")
+    batches: int = Field(description="Batches taken for the search since the start.")
+    searched: int = Field(description="Inputs searched since the start.")
+    queued_seconds: float = Field(description="Expected seconds of the work queued (measured "
+                                  "costs: the search and the lexicon lookups).")
+    max_queue: int = Field(description="Inputs waiting at most (--max-queue).")
+    max_wait: float = Field(description="Seconds a request may expect to wait (--max-wait).")
+
+
+class Live(BaseModel):
+    """``GET /livez``: the process serves."""
+
+    status: Literal["alive"]
 
 
 class ErrorAnswer(BaseModel):
