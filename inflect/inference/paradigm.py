@@ -104,6 +104,7 @@ class Cell:
     def attested(self) -> tuple[CellForm, ...]:
         """The attested forms (a lexicon's: the cell's answer), in the lexicons' order."""
         return tuple(f for f in self.forms if f.attested)
+
     @property
     def conflict(self) -> bool:
         """True when the sources of the cell's attested forms disagree
