@@ -63,6 +63,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.evaluation.runner import evaluate_predictor, load_gold
     from inflect.inference.explain import explain_all
     from inflect.inference.predictor import Predictor
+    from inflect.inference.user_models import checkpoint_languages
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.markdown import ambiguity_markdown
     from inflect.render.report_html import ambiguity_html
@@ -86,7 +87,8 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
 
     try:
         lexicons = given_lexicons(lexicon_files, languages)
-        gold = load_gold(languages, split, gold_files, data_dir)
+        gold = load_gold(languages, split, gold_files, data_dir,
+                         model_languages=checkpoint_languages(models))
         predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam,
                                                lexicons=lexicons)
         result = evaluate_predictor(predictor, gold, check_lexicon=False)

@@ -229,8 +229,8 @@ def score_files(
     Args:
         pred_paths: prediction files (``lemma<TAB>form<TAB>tags``, see :func:`read_predictions`).
         gold_paths: gold files, one per prediction file.
-        languages: one language name or alias per pair, resolved with
-            :func:`inflect.text.languages.resolve`; default: each gold file's name
+        languages: one language name or alias per pair (:func:`language_label`: a new
+            language's name is taken as given); default: each gold file's name
             (``german-dev`` -> ``german``).
         fmt: the layout of every file: ``"auto"`` (each file's, by
             :func:`inflect.text.layouts.detect_format`), ``"2018"`` or ``"2023"``.
@@ -258,9 +258,7 @@ def score_files(
                 f"{len(languages)} language(s) for {len(gold_paths)} gold file(s); give one "
                 f"--lang per --gold, or none to take the language from the gold file names"
             )
-        from inflect.text.languages import resolve
-
-        names = [resolve(name).name for name in languages]
+        names = [language_label(name) for name in languages]
     else:
         # a name that is no known language (de50-dev) is an error asking for --lang, not a label
         names = [language_of_file(path) for path in gold_paths]
@@ -275,6 +273,29 @@ def score_files(
     frame = score_predictions(pred, gold)
     _check_pairing(frame, dict(zip(names, zip(pred_paths, gold_paths, strict=True), strict=True)))
     return frame
+
+
+def language_label(name: str) -> str:
+    """The language a row of scores is labelled with: a known language's shared-task name
+    (``de`` -> ``german``), else the name as given (a language of the user's own, ``amharic``:
+    scoring strings needs no spec, so no language is refused for being new).
+
+    Raises:
+        AmbiguousLanguageError: a name several known languages share (``kurdish``).
+    """
+    from inflect.text.languages import (
+        AmbiguousLanguageError,
+        UnknownLanguageError,
+        name_key,
+        resolve,
+    )
+
+    try:
+        return resolve(name).name
+    except AmbiguousLanguageError:
+        raise
+    except UnknownLanguageError:
+        return name_key(name) or name
 
 
 #: The least share of a language's gold inputs that must have a prediction when most of its

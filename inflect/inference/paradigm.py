@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inflect import defaults
+from inflect.corpora.cells import CellTable
 from inflect.decoding.protocol import Certificate
 from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
@@ -295,6 +296,13 @@ def _model_setting(predictor: Predictor) -> str | None:
     return None
 
 
+def _model_cells(predictor: Predictor) -> list[CellTable]:
+    """The cells the predictor's checkpoints carry (a model trained on a user's files: the tag
+    bundles of its training data, :func:`inflect.corpora.cells.cells_record`)."""
+    return [CellTable.from_record(loaded.metadata["cells"], loaded.path or "checkpoint")
+            for loaded in predictor.loaded if loaded.metadata.get("cells")]
+
+
 class Paradigms:
     """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an
     ensemble).
@@ -320,8 +328,8 @@ class Paradigms:
     ) -> None:
         self.predictor = predictor
         self.setting = setting or _model_setting(predictor)
-        #: The cells, chosen for :attr:`setting`.
-        self.catalogue = CellCatalogue(self.setting, cells_dir)
+        #: The cells, chosen for :attr:`setting`; those a checkpoint carries first.
+        self.catalogue = CellCatalogue(self.setting, cells_dir, _model_cells(predictor))
 
     @classmethod
     def from_default(
@@ -439,7 +447,7 @@ class Paradigms:
             row_dimension=placed.row_dimension,
             column_dimension=placed.column_dimension,
             block_dimensions=placed.block_dimensions,
-            cells_from=f"conll2018-task1 {table.split_name}",
+            cells_from=table.described,
             warnings=tuple(notes),
             source=src,
             line=line,

@@ -77,6 +77,10 @@ class TrainingData:
         dev_score_name: what ``dev_score`` measures (for messages and the checkpoint).
         shared_vocab: one symbol vocabulary for sources and targets (see
             :func:`inflect.training.warm_start.build_model`).
+        cells: the paradigm cells of the training data (:func:`inflect.corpora.cells.cells_record`)
+            to store in the checkpoint (a run on a user's files), or None.
+        sources: the data files read, ``{"role", "path", "sha256"}`` each (the run's
+            provenance; a file-trained run is resumed from these paths).
     """
 
     train: list[Item]
@@ -87,6 +91,8 @@ class TrainingData:
     dev_score: DevScore | None = None
     dev_score_name: str = "accuracy"
     shared_vocab: bool = True
+    cells: dict[str, Any] | None = None
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[Item]:
@@ -196,10 +202,13 @@ def load_data(
         specs = [resolve(n) for n in names if n]
     if not specs:
         raise ValueError("no language given")
+    from inflect.training.files import data_sources
+
     by_name = {s.name: s for s in specs}
+    splits = {name: (f"train-{smaller.get(name, setting)}", "dev") for name in by_name}
     train_ex, dev_ex = [], []
     for spec in by_name.values():
-        train_ex += load_split(spec.name, f"train-{smaller.get(spec.name, setting)}", data_dir)
+        train_ex += load_split(spec.name, splits[spec.name][0], data_dir)
         dev_ex += load_split(spec.name, "dev", data_dir)
     description = {
         "languages": list(by_name),
@@ -214,6 +223,7 @@ def load_data(
         dev=items_from_examples(dev_ex, by_name),
         languages=list(by_name.values()),
         description=description,
+        sources=data_sources(list(by_name), splits, data_dir),
     )
 
 

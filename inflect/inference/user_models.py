@@ -1,0 +1,95 @@
+"""Models of the user's own (checkpoints given by path, e.g. trained on their files), answering
+beside the shipped ones: the languages a checkpoint knows, read from its metadata alone, and a
+checkpoint as an entry of the models a service offers (``inflect serve --model NAME=PATH``).
+
+Reading a checkpoint's languages makes them known to
+:func:`inflect.text.languages.resolve` (:func:`inflect.text.languages.remember`), so that every
+command takes a model's language by name however new the language is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from inflect.inference.registry import ShippedModel
+from inflect.nn.checkpoint import MODEL_FILE, checkpoint_members, load_metadata, stored_languages
+
+__all__ = ["checkpoint_languages", "user_model", "user_model_language"]
+
+
+def _metadata(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[Path, dict[str, Any]]]:
+    out = []
+    for member in checkpoint_members(paths):
+        path = member / MODEL_FILE if member.is_dir() else member
+        out.append((path, load_metadata(path)))
+    return out
+
+
+def checkpoint_languages(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The languages of a model or an ensemble (``--model`` paths, see
+    :func:`inflect.nn.checkpoint.checkpoint_members`) that every member knows, in the first
+    member's order, read from the metadata alone (no weights); each is made known to
+    :func:`inflect.text.languages.resolve` as loading the checkpoint does.
+
+    Raises:
+        FileNotFoundError, ValueError: as :func:`~inflect.nn.checkpoint.checkpoint_members`.
+        CheckpointError: a member that is not a readable checkpoint, or a malformed spec.
+    """
+    known = [list(stored_languages(path, meta)) for path, meta in _metadata(paths)]
+    return [name for name in known[0] if all(name in other for other in known[1:])]
+
+
+def user_model_language(name: str | None, path: str) -> list[str]:
+    """The languages ``inflect serve --model NAME=PATH`` serves with the checkpoint ``path``:
+    ``NAME`` (any name of one of its languages), or every language it knows where ``NAME`` is
+    None.
+
+    Raises:
+        ValueError: a checkpoint that records no language, or ``NAME`` not among its languages.
+        FileNotFoundError, CheckpointError: as :func:`checkpoint_languages`.
+    """
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    languages = checkpoint_languages([path])
+    if not languages:
+        raise ValueError(f"{path}: the model records no language (a translation model?)")
+    if name is None:
+        return languages
+    try:
+        wanted = resolve(name).name
+    except UnknownLanguageError:
+        wanted = name
+    if wanted not in languages:
+        raise ValueError(f"{path} is a model of {', '.join(languages)}, not of {name!r}; give "
+                         f"--model {languages[0]}={path}")
+    return [wanted]
+
+
+def user_model(language: str, path: str) -> ShippedModel:
+    """The checkpoint ``path`` as the entry of a model serving ``language`` (shared-task or
+    spec name), named by its path, with what its metadata says: the dev accuracy of its
+    selected epoch, its data and the commands that trained it.
+
+    Raises:
+        FileNotFoundError, ValueError, CheckpointError: as :func:`checkpoint_languages`.
+    """
+    found = _metadata([path])
+    training = found[0][1].get("training") or {}
+    data = training.get("data") or {}
+    files = [r.get("file", "") for r in data.get("train_files", [])]
+    accuracy = training.get("best_accuracy")
+    return ShippedModel(
+        language=language,
+        members=tuple(p.resolve() for p, _ in found),
+        dev_accuracy=float(accuracy) if isinstance(accuracy, int | float) and accuracy >= 0
+        else None,
+        setting=str(data.get("setting", "")),
+        data=", ".join(files) if files else str(data.get("setting", "")),
+        commands=tuple(training.get("commands", ())),
+        description=f"your model ({path})",
+        method="",
+        name=str(path),
+    )
