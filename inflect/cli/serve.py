@@ -24,6 +24,11 @@ from inflect.cli.options import (
 @click.option("--lang", "languages", multiple=True, callback=comma_list,
               help="Load these languages' models at the start (repeatable, or a,b); the others "
                    "are loaded on first use.")
+@click.option("--model", "user_models", multiple=True, metavar="NAME=PATH",
+              help="Serve your model (a run folder or checkpoint, e.g. trained on your files) "
+                   "for the language NAME, beside the shipped models and instead of a shipped "
+                   "one of NAME (repeatable); PATH alone: for every language it knows. Listed "
+                   "in /v1/models.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes, each with its own models and search thread (on 2 cores, 1 "
                    "searches fastest: its batches already use every thread).")
@@ -49,7 +54,7 @@ from inflect.cli.options import (
 @device_option
 @threads_option
 @models_dir_option
-def serve_command(host, port, languages, workers, max_models, max_queue, max_inputs,
+def serve_command(host, port, languages, user_models, workers, max_models, max_queue, max_inputs,
                   batch_window, lexicon_files, no_lexicon, device, threads, models_dir):
     """Serve predictions over HTTP: a JSON API and a lookup page, the models loaded once.
 
@@ -84,9 +89,11 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
     from inflect.nn.threads import choose_threads
     from inflect.nn.vocab import UnknownSymbolWarning
 
+    served = _user_models(user_models)
     try:
         for language in languages:
-            default_model(language, models_dir)
+            if not any(name == language for name, _ in served):
+                default_model(language, models_dir)
     except (ValueError, NoDefaultModelError, RegistryError) as exc:
         raise click.BadParameter(str(exc), param_hint="--lang") from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
@@ -94,7 +101,7 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
         languages=tuple(languages), max_models=max_models, device=device,
         models_dir=models_dir, lexicon_files=tuple(lexicon_files), no_lexicon=no_lexicon,
         threads=choose_threads(threads), window=batch_window, max_queue=max_queue,
-        max_inputs=max_inputs,
+        max_inputs=max_inputs, models=served,
     )
     common = {"host": host, "port": port, "log_level": "info",
               "timeout_graceful_shutdown": int(defaults.SERVE_SHUTDOWN_SECONDS)}
@@ -108,3 +115,24 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_inp
     except (ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     uvicorn.run(app, **common)
+
+
+def _user_models(given: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--model NAME=PATH`` (or ``PATH``) as ``(language, path)`` pairs, each checked: the
+    checkpoint is readable and knows the language (a path that is a file or folder named with
+    ``=`` is taken whole)."""
+    import os
+
+    from inflect.inference.user_models import user_model_language
+    from inflect.nn.checkpoint import CheckpointError
+
+    pairs: list[tuple[str, str]] = []
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or os.path.exists(text):
+            name, path = None, text
+        try:
+            pairs += [(language, path) for language in user_model_language(name, path)]
+        except (ValueError, FileNotFoundError, CheckpointError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--model") from None
+    return tuple(pairs)

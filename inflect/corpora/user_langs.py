@@ -218,7 +218,7 @@ def spec_toml(spec: LanguageSpec, notes: Sequence[str] = ()) -> str:
     def value(v: object) -> str:
         return json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False)
 
-    lines = [f"# {spec.display_name}: language spec for sparse-inflect (made from data).",
+    lines = [f"# {spec.display_name}: language spec for sparse-inflect.",
              *(f"# {n}" for n in notes), "", f"name = {value(spec.name)}",
              f"display_name = {value(spec.display_name)}"]
     lines += [f"{k} = {value(getattr(spec, k))}" for k in ("iso639_3", "iso639_1")

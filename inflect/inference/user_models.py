@@ -17,10 +17,25 @@ from typing import Any
 from inflect.inference.registry import ShippedModel
 from inflect.nn.checkpoint import MODEL_FILE, checkpoint_members, load_metadata, stored_languages
 
-__all__ = ["checkpoint_languages", "user_model", "user_model_language"]
+__all__ = [
+    "checkpoint_languages",
+    "checkpoint_metadata",
+    "spec_from",
+    "user_model",
+    "user_model_language",
+]
 
 
-def _metadata(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[Path, dict[str, Any]]]:
+def checkpoint_metadata(
+    paths: Sequence[str | os.PathLike[str]],
+) -> list[tuple[Path, dict[str, Any]]]:
+    """``(file, metadata)`` of each member of a model or an ensemble (``--model`` paths), no
+    weights read.
+
+    Raises:
+        FileNotFoundError, ValueError: as :func:`~inflect.nn.checkpoint.checkpoint_members`.
+        CheckpointError: a member that is not a readable checkpoint.
+    """
     out = []
     for member in checkpoint_members(paths):
         path = member / MODEL_FILE if member.is_dir() else member
@@ -38,7 +53,7 @@ def checkpoint_languages(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
         FileNotFoundError, ValueError: as :func:`~inflect.nn.checkpoint.checkpoint_members`.
         CheckpointError: a member that is not a readable checkpoint, or a malformed spec.
     """
-    known = [list(stored_languages(path, meta)) for path, meta in _metadata(paths)]
+    known = [list(stored_languages(path, meta)) for path, meta in checkpoint_metadata(paths)]
     return [name for name in known[0] if all(name in other for other in known[1:])]
 
 
@@ -76,7 +91,7 @@ def user_model(language: str, path: str) -> ShippedModel:
     Raises:
         FileNotFoundError, ValueError, CheckpointError: as :func:`checkpoint_languages`.
     """
-    found = _metadata([path])
+    found = checkpoint_metadata([path])
     training = found[0][1].get("training") or {}
     data = training.get("data") or {}
     files = [r.get("file", "") for r in data.get("train_files", [])]
@@ -93,3 +108,51 @@ def user_model(language: str, path: str) -> ShippedModel:
         method="",
         name=str(path),
     )
+
+
+def spec_from(sources: Sequence[str | os.PathLike[str]], name: str,
+              fmt: str = "auto") -> tuple[Any, tuple[str, ...]]:
+    """The spec of language ``name`` from where ``inflect lang add NAME --from ...`` points:
+    a spec file (``.toml``, any file name), a run folder or checkpoint (the spec stored in it:
+    a model trained on the user's files carries its language's), or data files (the spec made
+    from their lemmas and forms, :func:`inflect.corpora.user_langs.derive_spec`).
+
+    Returns:
+        ``(spec, notes)``: the :class:`~inflect.text.languages.LanguageSpec` named ``name``
+        (:func:`~inflect.corpora.user_langs.new_language_name`) and the lines that say where it
+        came from (the TOML file's comments).
+
+    Raises:
+        LanguageSpecError: a malformed spec, or a checkpoint without the language.
+        CheckpointError, DataFormatError, OSError: a source that cannot be read.
+    """
+    import dataclasses
+
+    from inflect.corpora.user_langs import derive_spec, new_language_name
+    from inflect.nn.checkpoint import STATE_FILE
+    from inflect.text.languages import LanguageSpecError, load_spec
+
+    key = new_language_name(name)
+    first = Path(sources[0])
+    if len(sources) == 1 and first.suffix == ".toml":
+        spec = load_spec(first, named=False)
+        return dataclasses.replace(spec, name=key), (f"Copied from {first}.",)
+    if len(sources) == 1 and (first.is_dir() or first.suffix == ".safetensors"):
+        path = first
+        if first.is_dir():
+            path = first / MODEL_FILE if (first / MODEL_FILE).is_file() else first / STATE_FILE
+        specs = stored_languages(path, load_metadata(path))
+        if not specs:
+            raise LanguageSpecError(f"{path}: the checkpoint stores no language spec")
+        chosen = specs.get(key) or (next(iter(specs.values())) if len(specs) == 1 else None)
+        if chosen is None:
+            raise LanguageSpecError(f"{path} stores the specs of {', '.join(specs)}, not {key}")
+        return dataclasses.replace(chosen, name=key), (f"Taken from the checkpoint {path}.",)
+    from inflect.text.reading import parse_file
+
+    words = [w for source in sources for ex in parse_file(source, key, fmt).examples  # type: ignore[arg-type]
+             for w in (ex.lemma, ex.form) if w]
+    derived = derive_spec(key, words)
+    files = ", ".join(Path(s).name for s in sources)
+    return derived.spec, (f"Made from {files}.", *derived.notes)
+

@@ -50,6 +50,8 @@ class ServeSettings:
         window, max_batch, max_queue: as :class:`~inflect.serve.batching.Batcher`.
         max_inputs: inputs of one request at most.
         max_body_bytes: bytes of a request body at most.
+        models: the user's models, ``(language, path)`` each (``--model NAME=PATH``), served
+            beside the shipped ones (see :class:`~inflect.serve.models.ModelPool`).
     """
 
     languages: tuple[str, ...] = ()
@@ -64,6 +66,7 @@ class ServeSettings:
     max_queue: int = defaults.SERVE_MAX_QUEUE
     max_inputs: int = defaults.SERVE_MAX_INPUTS
     max_body_bytes: int = defaults.SERVE_MAX_BODY_BYTES
+    models: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> str:
         """The settings as JSON (for :data:`SETTINGS_ENV`)."""
@@ -78,6 +81,7 @@ class ServeSettings:
         fields = json.loads(text)
         for key in ("languages", "lexicon_files"):
             fields[key] = tuple(fields.get(key, ()))
+        fields["models"] = tuple(tuple(pair) for pair in fields.get("models", ()))
         return cls(**fields)
 
 
@@ -119,6 +123,7 @@ class Service:
             models_dir=settings.models_dir,
             lexicon_files=settings.lexicon_files,
             lexicons=not settings.no_lexicon,
+            user_models=settings.models,
         )
         self.batcher = Batcher(window=settings.window, max_batch=settings.max_batch,
                                max_queue=settings.max_queue, threads=settings.threads)

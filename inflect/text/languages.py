@@ -356,7 +356,7 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def load_spec(path: str | Path) -> LanguageSpec:
+def load_spec(path: str | Path, *, named: bool = True) -> LanguageSpec:
     """Read one language spec from a TOML file.
 
     The file has the top-level fields of :class:`LanguageSpec` (``iso639_1`` and ``iso639_3``
@@ -364,7 +364,8 @@ def load_spec(path: str | Path) -> LanguageSpec:
     and a ``[text]`` table with ``normalization``, ``exceptions`` and ``model_transform``.
 
     Args:
-        path: the ``.toml`` file; its stem must equal its ``name`` field.
+        path: the ``.toml`` file; its stem must equal its ``name`` field (unless ``named`` is
+            False: a spec file of any name, e.g. one given to ``inflect lang add``).
 
     Returns:
         The spec.
@@ -397,7 +398,7 @@ def load_spec(path: str | Path) -> LanguageSpec:
         if field in raw:
             raise LanguageSpecError(f"{path}: field {field!r} belongs in the [text] table")
     _validate(flat, str(path))
-    if flat["name"] != path.stem:
+    if named and flat["name"] != path.stem:
         raise LanguageSpecError(
             f"{path}: field 'name': must equal the file name {path.stem!r} (got {flat['name']!r})"
         )
