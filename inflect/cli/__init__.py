@@ -21,6 +21,7 @@ from inflect.cli import (
     paradigm,
     predict,
     report,
+    runs,
     serve,
     train,
     translate,
@@ -41,6 +42,7 @@ for _command in (
     explain.explain_command,
     translate.translate_command,
     serve.serve_command,
+    runs.runs,
 ):
     main.add_command(_command)
 del _command
