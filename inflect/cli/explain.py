@@ -51,7 +51,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     from inflect.inference.predictor import load_predictor
     from inflect.inference.registry import NoDefaultModelError
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.figures import attention_png, check_plotting, font_note
+    from inflect.render.figures import attention_png, check_plotting, figure_texts, font_note
     from inflect.render.tables import attention_heatmap, prediction_table
     from inflect.render.tsv import attention_tsv
 
@@ -86,7 +86,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"wrote {png}", err=True)
-        note = font_note(found)
+        note = font_note(figure_texts(found))
         if note:
             click.echo(f"warning: {note}", err=True)
     if fmt == "tsv":

@@ -110,7 +110,8 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         return
     where = ", ".join(languages) or ", ".join(gold_files)
     title = f"Ambiguity report: {where} {split if not gold_files else ''}".rstrip()
-    about = {"models": ", ".join(models), "language": ", ".join(languages) or "—",
+    read = ", ".join(dict.fromkeys(e.language for e in gold))  # the files' or the model's
+    about = {"models": ", ".join(models), "language": ", ".join(languages) or read or "—",
              "split": f"gold files {where}" if gold_files else split, "beam": str(beam)}
     text = (ambiguity_html(found, title, about) if html
             else ambiguity_markdown(found, title, about))

@@ -245,7 +245,8 @@ def train_command(lang, setting, train_files, dev_files, input_format, attention
     seconds = defaults.CHECKPOINT_SECONDS if checkpoint_minutes is None else 60 * checkpoint_minutes
     result = _train(console, config, data, out_dir, device=device, resume=resume,
                     max_epochs=epochs, patience=patience, checkpoint_seconds=seconds,
-                    precision=precision, init_from=init_from, command=command_line())
+                    precision=precision, init_from=init_from,
+                    command=command_line(ctx.find_root().meta.get("inflect.argv")))
     console.print(
         f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
         f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inflect import defaults
-from inflect.corpora.cells import CellTable
 from inflect.decoding.protocol import Certificate
 from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
 from inflect.inference.predictor import Predictor
 from inflect.inference.queries import InputError, clean_edges, make_query
+from inflect.inference.user_models import cell_tables
 from inflect.text.records import BOM, TagBundle, control_problem
 from inflect.text.unimorph import ordered_features
 
@@ -296,13 +296,6 @@ def _model_setting(predictor: Predictor) -> str | None:
     return None
 
 
-def _model_cells(predictor: Predictor) -> list[CellTable]:
-    """The cells the predictor's checkpoints carry (a model trained on a user's files: the tag
-    bundles of its training data, :func:`inflect.corpora.cells.cells_record`)."""
-    return [CellTable.from_record(loaded.metadata["cells"], loaded.path or "checkpoint")
-            for loaded in predictor.loaded if loaded.metadata.get("cells")]
-
-
 class Paradigms:
     """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an
     ensemble).
@@ -329,7 +322,8 @@ class Paradigms:
         self.predictor = predictor
         self.setting = setting or _model_setting(predictor)
         #: The cells, chosen for :attr:`setting`; those a checkpoint carries first.
-        self.catalogue = CellCatalogue(self.setting, cells_dir, _model_cells(predictor))
+        self.catalogue = CellCatalogue(self.setting, cells_dir, cell_tables(
+            (loaded.path, loaded.metadata) for loaded in predictor.loaded))
 
     @classmethod
     def from_default(

@@ -10,7 +10,7 @@ command takes a model's language by name however new the language is.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from inflect.inference.registry import ShippedModel
 from inflect.nn.checkpoint import MODEL_FILE, checkpoint_members, load_metadata, stored_languages
 
 __all__ = [
+    "cell_tables",
     "checkpoint_languages",
     "checkpoint_metadata",
     "spec_from",
@@ -41,6 +42,21 @@ def checkpoint_metadata(
         path = member / MODEL_FILE if member.is_dir() else member
         out.append((path, load_metadata(path)))
     return out
+
+
+def cell_tables(found: Iterable[tuple[Any, dict[str, Any]]]) -> list[Any]:
+    """The paradigm cells that checkpoints carry (a model trained on a user's files: the tag
+    bundles of its training data, :func:`inflect.corpora.cells.cells_record`), as
+    :class:`~inflect.corpora.cells.CellTable` s, from ``(path, metadata)`` pairs (of
+    :func:`checkpoint_metadata`, or of loaded models).
+
+    Raises:
+        CellsError: a malformed record (naming the checkpoint).
+    """
+    from inflect.corpora.cells import CellTable
+
+    return [CellTable.from_record(meta["cells"], path or "checkpoint")
+            for path, meta in found if meta.get("cells")]
 
 
 def checkpoint_languages(paths: Sequence[str | os.PathLike[str]]) -> list[str]:

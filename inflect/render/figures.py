@@ -295,7 +295,7 @@ def _weight_text(weight: float) -> str:
     return "<.01" if weight < 0.005 else f"{weight:.2f}".lstrip("0")
 
 
-def _figure_texts(explanation: Explanation) -> list[str]:
+def figure_texts(explanation: Explanation) -> list[str]:
     """Every text an attention figure draws besides its numbers and fixed labels."""
     pred = explanation.prediction
     texts = [pred.lemma, pred.tags, pred.language, *explanation.source]
@@ -348,11 +348,11 @@ def figure_fonts(texts: Sequence[str]) -> tuple[list[str], list[str]]:
     return families, sorted(missing)
 
 
-def font_note(explanation: Explanation) -> str | None:
-    """What to install where an attention figure would draw characters as boxes (no installed
-    font has them), naming their scripts and a font family that covers each (Noto); None when
-    every character has a font."""
-    _, missing = figure_fonts(_figure_texts(explanation))
+def font_note(texts: Sequence[str]) -> str | None:
+    """What to install where a figure of ``texts`` (:func:`figure_texts`) would draw characters
+    as boxes (no installed font has them), naming their scripts and a font family that covers
+    each (Noto); None when every character has a font."""
+    _, missing = figure_fonts(texts)
     if not missing:
         return None
     from fontTools import unicodedata as fontdata
@@ -380,7 +380,7 @@ def attention_figure(explanation: Explanation, max_forms: int | None = None) -> 
         RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
     """
     plt = check_plotting()
-    families, _ = figure_fonts(_figure_texts(explanation))
+    families, _ = figure_fonts(figure_texts(explanation))
     with plt.rc_context({"font.family": families}):
         return _attention_figure(plt, explanation, max_forms)
 

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from inflect import defaults
-from inflect.corpora.cells import CellTable
 from inflect.inference.paradigm import Paradigms
 from inflect.inference.predictor import Predictor
 from inflect.inference.registry import ShippedModel, default_model, list_models
 from inflect.inference.user_models import (
+    cell_tables,
     checkpoint_languages,
     checkpoint_metadata,
     user_model,
@@ -124,9 +124,9 @@ class ModelPool:
             checkpoint_languages([path])  # its languages known by name, however new
             self._user[language] = user_model(language, path)
         #: the paradigm cells the user's models carry (their training data's)
-        self.cell_tables = [CellTable.from_record(meta["cells"], path)
-                            for entry in {m.name: m for m in self._user.values()}.values()
-                            for path, meta in checkpoint_metadata(entry.members) if meta.get("cells")]
+        self.cell_tables = cell_tables(
+            pair for entry in {m.name: m for m in self._user.values()}.values()
+            for pair in checkpoint_metadata(entry.members))
         self._entries: dict[str, ShippedModel] = dict(self._user)
         self._loaded: OrderedDict[str, Predictor] = OrderedDict()
         self._made: dict[tuple[Any, ...], Any] = {}
