@@ -15,7 +15,7 @@ from inflect import defaults
 from inflect.cli.options import FiniteFloat, device_option, threads_option
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
-from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
+from inflect.nn.config import ATTENTION_SCORES, ENCODERS, LAYERED_FEATURES, ModelConfig
 from inflect.training.config import PRESETS, TrainConfig
 
 #: `inflect train` options that set a config field: option name -> field.
@@ -25,7 +25,7 @@ _TRAIN_CONFIG_OPTIONS = {
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
     "language_temperature": "language_temperature", "emb_dim": "emb_dim",
     "hidden_dim": "hidden_dim", "layers": "layers", "hallucinate": "hallucinate",
-    "encoder": "encoder",
+    "encoder": "encoder", "layered_features": "layered_features",
 }
 
 #: ``--data-dir`` of train and queue (the other commands':
@@ -104,6 +104,11 @@ class _ReadHelp(click.Option):
 @click.option("--encoder", type=click.Choice(ENCODERS), default=None,
               help=f"The encoder: {', '.join(ENCODERS)} (default: {_default('encoder')}, the "
                    "paper's BiLSTM).")
+@click.option("--layered-features", type=click.Choice(LAYERED_FEATURES), default=None,
+              help=f"How a UniMorph 4 layered feature (NOM(1,SG)) is read: parts (a symbol "
+                   f"per part with its layer's name, NOM(1) and NOM(SG): NOM(1,SG) and "
+                   f"NOM(1,PL) share NOM(1)) or opaque (one symbol); default: "
+                   f"{_default('layered_features')}.")
 @click.option("--learn-alpha", is_flag=True, default=False,
               help="Learn the attention alpha (starting from --attention's).")
 @click.option("--seed", type=click.IntRange(0, defaults.MAX_SEED), default=_default("seed"),
@@ -174,7 +179,7 @@ class _ReadHelp(click.Option):
                    "here (--learning-rate, --seed, --epochs, ...) replace its own.")
 @_run_data_dir_option
 def train_command(lang, setting, train_files, dev_files, input_format, attention, output_mapping,
-                  score, encoder, learn_alpha, seed, out_dir,
+                  score, encoder, layered_features, learn_alpha, seed, out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
                   learning_rate, dev_sample,
                   language_temperature, hallucinate, checkpoint_minutes, precision, device, threads, resume,
@@ -210,6 +215,7 @@ def train_command(lang, setting, train_files, dev_files, input_format, attention
     options = dict(
         attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
         learn_attention_alpha=learn_alpha or None, encoder=encoder, seed=seed,
+        layered_features=layered_features,
         batch_size=batch_size,
         learning_rate=learning_rate, dev_sample=dev_sample,
         language_temperature=language_temperature, emb_dim=emb_dim,

@@ -406,17 +406,17 @@ class Paradigms:
         pos = self.catalogue.part_of_speech(name, pos, src, line)
         table = self.catalogue.table(name)
         bundles = list(table.bundles(name, pos))
-        known = self.predictor.features
-        unknown = [b for b in bundles if not b.features <= known]
+        reads = self.predictor.reads
+        unknown = [b for b in bundles if not all(reads(f) for f in b.features)]
         notes = []
         if unknown:
-            missing = sorted({f for b in unknown for f in b.features - known})
+            missing = sorted({f for b in unknown for f in b.features if not reads(f)})
             notes.append(
                 f"{len(unknown)} cell(s) left out: the model does not know the UniMorph "
                 f"feature(s) {', '.join(missing)} ({', '.join(b.text for b in unknown[:5])}"
                 f"{', ...' if len(unknown) > 5 else ''})"
             )
-            bundles = [b for b in bundles if b.features <= known]
+            bundles = [b for b in bundles if all(reads(f) for f in b.features)]
         placed = layout([b.multiset for b in bundles])
         bundles = [bundles[i] for i in placed.order]
         places = [placed.places[i] for i in placed.order]

@@ -37,11 +37,13 @@ from inflect.inference.outcomes import Form, Outcome, Prediction
 from inflect.inference.queries import InputError, Prepared, make_query
 from inflect.inference.searcher import Searcher
 from inflect.lexicon import Lexicon, Lexicons
+from inflect.nn.batching import Vocabularies
 from inflect.nn.checkpoint import LoadedModel
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import CharCodec
 from inflect.text.languages import resolve
+from inflect.text.layers import feature_symbols
 from inflect.text.records import Example, TagBundle, quoted
 
 __all__ = ["Predictor", "load_predictor"]
@@ -117,6 +119,8 @@ class Predictor(Searcher):
         self.features: frozenset[str] = frozenset.intersection(
             *(frozenset(_known_features(m)) for m in self.members)
         )
+        self._reading = [(frozenset(_known_features(m)), Vocabularies.of(m).parts)
+                         for m in self.members]
         langs = [_known_languages(m) for m in self.loaded]
         nonempty = [s for s in langs if s]
         self.languages: tuple[str, ...] = tuple(
@@ -127,6 +131,12 @@ class Predictor(Searcher):
         #: the registry name of the shipped model (:meth:`from_default`), named in every
         #: record (:attr:`Prediction.model`); None for checkpoints given by path.
         self.model_name: str | None = None
+
+    def reads(self, feature: str) -> bool:
+        """Whether every member saw ``feature`` in training: the feature itself, or for a model
+        that reads layered features as their parts (``layered_features = "parts"``), each of its
+        parts (``NOM(1,PL)`` after training on ``NOM(1,SG)`` and ``NOM(3,PL)``)."""
+        return all(set(feature_symbols(feature, parts)) <= known for known, parts in self._reading)
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -241,7 +251,7 @@ class Predictor(Searcher):
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
         query, notes = self._checked_bundle(query, codec.spec.name)
-        unknown = sorted(f for f in query.tags.features if f not in self.features)
+        unknown = sorted(f for f in query.tags.features if not self.reads(f))
         if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
