@@ -36,11 +36,11 @@ from inflect.nn.vocab import (
 
 __all__ = [
     "IGNORE_INDEX",
-    "model_features",
     "Batch",
     "EncodedItems",
     "Vocabularies",
     "make_batch",
+    "model_features",
     "output_symbols",
     "unseen_positions",
 ]

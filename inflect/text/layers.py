@@ -142,8 +142,9 @@ def feature_symbols(feature: str, parts: bool) -> tuple[str, ...]:
     """The symbols a model reads for one feature of a tag bundle.
 
     Args:
-        feature: a feature as a bundle holds it (canonical, see :func:`canonical_feature`).
-        parts: False: the feature is one symbol (``NOM(1,SG)``: "opaque"); True: a layer is one
+        feature: a feature, in any order of a layer's parts.
+        parts: False: the feature is one symbol, its canonical spelling (``NOM(1,SG)``:
+            "opaque", :func:`canonical_feature`); True: a layer is one
             symbol per part, each with the layer's name (``NOM(1,SG)`` -> ``NOM(1)``,
             ``NOM(SG)``; nested: ``ACC(PL,PSS(1,SG))`` -> ``ACC(PL)``, ``ACC(PSS(1))``,
             ``ACC(PSS(SG))``), so that ``NOM(1,SG)`` and ``NOM(1,PL)`` share ``NOM(1)``.
@@ -151,8 +152,10 @@ def feature_symbols(feature: str, parts: bool) -> tuple[str, ...]:
     Returns:
         The symbols, sorted (a plain feature: itself).
     """
-    if not parts or "(" not in feature:
+    if "(" not in feature:
         return (feature,)
+    if not parts:
+        return (canonical_feature(feature),)
     try:
         layer = parse_feature(feature)
     except LayerError:
