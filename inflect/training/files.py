@@ -22,7 +22,7 @@ from typing import Any
 from inflect.text.records import Example, Format
 from inflect.training.items import TrainingData, items_from_examples
 
-__all__ = ["FileData", "data_sources", "file_language", "load_files", "saved_files"]
+__all__ = ["FileData", "file_language", "load_files", "saved_files"]
 
 
 @dataclass
@@ -171,18 +171,3 @@ def saved_files(meta: dict[str, Any]) -> dict[str, Any] | None:
             "dev": [s["path"] for s in sources if s["role"] == "dev"],
             "lang": spec.name, "spec": spec}
 
-
-def data_sources(languages: Sequence[str], split_names: dict[str, Sequence[str]],
-                 data_dir: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
-    """The files of a run on the shared task's data, with their SHA-256 (its provenance):
-    one record per language and split (``split_names``: language -> splits read)."""
-    from inflect.corpora.manifests import locate
-    from inflect.io.atomic import sha256_of
-
-    out = []
-    for language in languages:
-        for split in split_names[language]:
-            path = locate(language, split, data_dir)
-            out.append({"role": "train" if split.startswith("train") else split,
-                         "path": str(path.resolve()), "sha256": sha256_of(path)})
-    return out

@@ -27,6 +27,7 @@ __all__ = [
     "Item",
     "TrainingData",
     "copy_pool",
+    "data_sources",
     "encode_items",
     "items_from_examples",
     "items_from_texts",
@@ -202,8 +203,6 @@ def load_data(
         specs = [resolve(n) for n in names if n]
     if not specs:
         raise ValueError("no language given")
-    from inflect.training.files import data_sources
-
     by_name = {s.name: s for s in specs}
     splits = {name: (f"train-{smaller.get(name, setting)}", "dev") for name in by_name}
     train_ex, dev_ex = [], []
@@ -225,6 +224,22 @@ def load_data(
         description=description,
         sources=data_sources(list(by_name), splits, data_dir),
     )
+
+
+def data_sources(languages: Sequence[str], split_names: dict[str, Sequence[str]],
+                 data_dir: str | Path | None) -> list[dict[str, Any]]:
+    """The files of a run on the shared task's data, with their SHA-256 (its provenance):
+    one record per language and split (``split_names``: language -> splits read)."""
+    from inflect.corpora.manifests import locate
+    from inflect.io.atomic import sha256_of
+
+    out = []
+    for language in languages:
+        for split in split_names[language]:
+            path = locate(language, split, data_dir)
+            out.append({"role": "train" if split.startswith("train") else split,
+                         "path": str(path.resolve()), "sha256": sha256_of(path)})
+    return out
 
 
 def copy_pool(items: Sequence[Item]) -> list[Item]:

@@ -125,8 +125,6 @@ class Trainer:
         saved = self._resumed() if self._resume else None
         if saved is None:
             self._start_model()
-        if self._command:  # every command that trained the run: its start, then each resume
-            self.common["commands"] = [*self.common.get("commands", []), self._command]
         self.state.world_size = self.world.size
         # the output length limits and alphabets of every search with this model
         record_training_data(self.model, self.data.train)
@@ -139,6 +137,8 @@ class Trainer:
         self.config.validate()
         # a larger max_epochs continues a finished run (unless it stopped early)
         self.state.finished = self.state.stopped_early or self.state.epoch >= procedure.max_epochs
+        if self._command and not self.state.finished:  # the start, then each resume that trains
+            self.common["commands"] = [*self.common.get("commands", []), self._command]
         self.model.to(self.device)
         if self._precision == "auto":
             self.model.matmul_dtype = low_precision_matmul_dtype(self.device)
