@@ -32,8 +32,9 @@ class RunSummary:
 
     Attributes:
         run: the path given.
-        state: ``finished``, ``interrupted`` (a trainer state not at its end) or ``model``
-            (a checkpoint without its trainer state, e.g. a shipped model's member).
+        state: ``finished``, ``running`` (a training process holds the folder),
+            ``interrupted`` (a trainer state not at its end) or ``model`` (a checkpoint
+            without its trainer state, e.g. a shipped model's member).
         dev_accuracy: the selected epoch's dev accuracy in percent (None before the first).
         best_epoch: that epoch.
         epochs: epochs completed.
@@ -81,11 +82,12 @@ def run_summary(path: str | os.PathLike[str]) -> RunSummary:
     state_file = given / ckpt.STATE_FILE
     model_file = given if given.is_file() else given / ckpt.MODEL_FILE
     if state_file.is_file():
+        from inflect.training.queue import language_status
+
+        status = language_status(given.parent, given.name)  # running: its lock is held
         meta = ckpt.load_metadata(state_file)
-        run = meta.get("state") or {}
-        done = bool(run.get("finished")) and model_file.is_file()
-        state, metrics = ("finished" if done else "interrupted"), run.get("metrics") or []
-        best, best_epoch, epochs = run.get("best_score"), run.get("best_epoch", 0), run.get("epoch")
+        state, metrics = status.state, (meta.get("state") or {}).get("metrics") or []
+        best, best_epoch, epochs = status.best_accuracy, status.best_epoch, status.epochs
         data, facts = meta.get("data") or {}, meta
     elif model_file.is_file():
         meta = ckpt.load_metadata(model_file)
