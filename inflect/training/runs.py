@@ -10,7 +10,6 @@ start began from, and the version and commit of the code that wrote it.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inflect.nn import checkpoint as ckpt
+from inflect.training.queue import finite_number, language_status
 
 __all__ = ["COMPARE_COLUMNS", "RunSummary", "compare_runs", "run_summary"]
 
@@ -52,14 +52,6 @@ class RunSummary:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-def _number(value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return 0.0 if math.isnan(number) else number
-
-
 def _data_words(data: dict[str, Any]) -> str:
     """A run's data in words: ``german medium``, ``all high``, ``amharic: amh.trn``."""
     languages = data.get("languages") or []
@@ -82,8 +74,6 @@ def run_summary(path: str | os.PathLike[str]) -> RunSummary:
     state_file = given / ckpt.STATE_FILE
     model_file = given if given.is_file() else given / ckpt.MODEL_FILE
     if state_file.is_file():
-        from inflect.training.queue import language_status
-
         status = language_status(given.parent, given.name)  # running: its lock is held
         meta = ckpt.load_metadata(state_file)
         state, metrics = status.state, (meta.get("state") or {}).get("metrics") or []
@@ -107,10 +97,10 @@ def run_summary(path: str | os.PathLike[str]) -> RunSummary:
                 "commit": versions.get("sparse-inflect-commit", "")}
     return RunSummary(
         str(path), state,
-        None if best is None or _number(best) < 0 else _number(best),
+        None if best is None or finite_number(best) < 0 else finite_number(best),
         int(best_epoch or 0), int(epochs if epochs is not None else len(metrics)),
-        sum(_number(m.get("cpu_seconds")) for m in metrics),
-        sum(_number(m.get("seconds")) for m in metrics), settings,
+        sum(finite_number(m.get("cpu_seconds")) for m in metrics),
+        sum(finite_number(m.get("seconds")) for m in metrics), settings,
     )
 
 
