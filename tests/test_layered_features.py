@@ -148,3 +148,44 @@ def test_earlier_checkpoints_read_layers_opaque_and_resume_with_their_reading(mo
                                        "--preset", "tiny", "--epochs", "2"])
     assert result.exit_code == 0, result.output
     assert load_checkpoint(models["opaque"]).network.config.layered_features == "opaque"
+
+
+# --- the recipe ------------------------------------------------------------------------------
+
+
+def _recipe():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "recipes" / "user_language" / "layers.py"
+    spec = importlib.util.spec_from_file_location("user_language_layers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("tags", "layered"), [
+    ("V;IND;PRS;1;SG", "V;IND;PRS;NOM(1,SG)"),
+    ("V;SBJV;PST;3;PL;MASC", "V;SBJV;PST;NOM(3,PL,MASC)"),
+    ("V;NFIN", "V;NFIN"),            # no person: no subject agreement
+    ("N;NOM;PL", "N;NOM;PL"),        # not a verb
+    ("V.PTCP;PST;FEM;SG", "V.PTCP;PST;FEM;SG"),
+])
+def test_the_recipe_writes_a_verbs_agreement_as_a_layer(tags, layered):
+    assert _recipe().layered(tags) == layered
+
+
+@pytest.mark.slow
+def test_the_recipe_compares_the_two_readings(tmp_path, monkeypatch):
+    files = write_language(tmp_path)
+    monkeypatch.setenv(languages.LANGS_ENV, str(tmp_path / "langs"))
+    _recipe().main(["--train", str(files["trn"]), "--dev", str(files["dev"]), "--lang",
+                    "amharic", "--out", str(tmp_path / "out"), "--preset", "tiny", "--epochs",
+                    "1"])
+    table = (tmp_path / "out" / "results.md").read_text(encoding="utf-8").splitlines()
+    rows = {line.split("|")[1].strip(): line.split("|")[2:-1] for line in table
+            if line.startswith("| opaque") or line.startswith("| parts")}
+    assert set(rows) == {"opaque", "parts"}
+    # feature symbols: V, N, PFV, IPFV, SG, PL, and 8 subject layers or 7 parts (1, 2, 3, SG, PL,
+    # MASC, FEM), as the made-up data write them
+    assert int(rows["opaque"][4]) == 6 + 8 and int(rows["parts"][4]) == 6 + 7

@@ -12,11 +12,12 @@ Usage::
 
     python recipes/user_language/layers.py --from-2018 spanish --setting medium \\
         --data-dir ../shared/data --out runs/layers-spanish --epochs 20 [--preset cpu-small]
-    python recipes/user_language/layers.py --train amh.trn --dev amh.dev --lang amharic \\
-        --out runs/layers-amh
+    python recipes/user_language/layers.py --train amh.trn --dev amh.dev --test amh.tst \\
+        --lang amharic --out runs/layers-amh
 
 Prints (and writes to ``OUT/results.md``) one row per reading: dev accuracy of the selected
-epoch, the epoch, epochs run, CPU minutes, and the number of feature symbols of the model.
+epoch, the epoch, epochs run, CPU minutes, the number of feature symbols of the model and, with
+``--test``, the accuracy on the test file (``inflect evaluate --model ... --gold TEST``).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", help="a 2023 training file (with --dev and --lang)")
     parser.add_argument("--dev")
+    parser.add_argument("--test", default=None, help="a gold test file to score each model on")
     parser.add_argument("--lang", default=None)
     parser.add_argument("--from-2018", dest="from_2018", help="a CoNLL-SIGMORPHON 2018 language")
     parser.add_argument("--setting", default="medium")
@@ -100,13 +102,24 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for reading in ("opaque", "parts"):
         folder = train(reading, args, train_file, dev_file)
-        rows.append(_row(reading, folder))
-    table = ["| reading | dev accuracy | best epoch | epochs | CPU min | feature symbols |",
-             "|---|---:|---:|---:|---:|---:|", *rows]
+        rows.append(_row(reading, folder) + (f" {_test(folder, args.test):.2f} |"
+                                             if args.test else ""))
+    test = " test accuracy |" if args.test else ""
+    table = [f"| reading | dev accuracy | best epoch | epochs | CPU min | feature symbols |{test}",
+             "|---|---:|---:|---:|---:|---:|" + ("---:|" if args.test else ""), *rows]
     text = (f"{args.lang}: {train_file.name} / {dev_file.name}, --preset {args.preset}, "
             f"--seed {args.seed}, at most {args.epochs} epochs\n\n" + "\n".join(table) + "\n")
     print(text)
     (Path(args.out) / "results.md").write_text(text, encoding="utf-8")
+
+
+def _test(folder: Path, gold: str) -> float:
+    """The model's accuracy on the gold file (``inflect evaluate``'s first row, TSV)."""
+    out = subprocess.run([sys.executable, "-m", "inflect", "evaluate", "--model", str(folder),
+                          "--gold", gold, "--format", "tsv"], check=True, capture_output=True,
+                         text=True).stdout
+    header, first = out.splitlines()[:2]
+    return float(dict(zip(header.split("\t"), first.split("\t"), strict=True))["accuracy"])
 
 
 def _row(reading: str, folder: Path) -> str:
