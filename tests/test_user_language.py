@@ -165,13 +165,9 @@ def test_served_beside_the_shipped_models(place):
     folder, _ = place
     [serve] = [argv for argv in readme_commands() if argv[1] == "serve"]
     args = [a.replace("runs/amh", str(folder / "runs" / "amh")) for a in serve[2:]]
-    import os
-
-    os.environ[languages.LANGS_ENV] = str(folder / "langs")
-    try:
+    with pytest.MonkeyPatch.context() as mp:  # the server process reads the folder's specs
+        mp.setenv(languages.LANGS_ENV, str(folder / "langs"))
         server = Server(*args, "--no-lexicon")
-    finally:
-        del os.environ[languages.LANGS_ENV]
     try:
         status, _, answer = call(server.url, "/v1/inflect", {"lang": "amharic",
                                                              "lemma": EXAMPLE_VERB,

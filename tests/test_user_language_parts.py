@@ -32,6 +32,7 @@ def own_folder(tmp_path, monkeypatch):
     """An empty folder of the user's languages."""
     folder = tmp_path / "langs"
     monkeypatch.setenv(languages.LANGS_ENV, str(folder))
+    languages._REMEMBERED.clear()  # no checkpoint's language of an earlier test
     yield folder
     languages._REMEMBERED.clear()
 
