@@ -119,7 +119,7 @@ class ModelPool:
                 layers[name] = FileLexicon([path], language=lexicon_language)
             layers.update(zip(names, rest, strict=True))
         self._lexicons = layers
-        self._user = {}
+        self._user: dict[str, ShippedModel] = {}
         for language, path in user_models:
             checkpoint_languages([path])  # its languages known by name, however new
             self._user[language] = user_model(language, path)
