@@ -47,10 +47,11 @@ ENCODERS = ("bilstm", "transformer")
 #: How a model reads a tag bundle (``ModelConfig.tag_bundles``): ``"multiset"`` (repeats count) or
 #: ``"set"`` (repeats dropped; checkpoints written before the field).
 TAG_BUNDLES = ("multiset", "set")
-#: How a model reads a UniMorph 4 layered feature (``ModelConfig.layered_features``): ``"parts"``
-#: (one symbol per part, with the layer's name: ``NOM(1,SG)`` -> ``NOM(1)``, ``NOM(SG)``) or
-#: ``"opaque"`` (the feature is one symbol; checkpoints written before the field).
-LAYERED_FEATURES = ("parts", "opaque")
+#: How a model reads a UniMorph 4 layered feature (``ModelConfig.layered_features``): ``"opaque"``
+#: (the feature is one symbol; the default, and every checkpoint written before the field) or
+#: ``"parts"`` (one symbol per part, with the layer's name: ``NOM(1,SG)`` -> ``NOM(1)``,
+#: ``NOM(SG)``).
+LAYERED_FEATURES = ("opaque", "parts")
 
 #: The feature that marks an autoencoding (copy) item (see ``TrainConfig.copy_examples``).
 COPY_FEATURE = "<copy>"
@@ -144,11 +145,13 @@ class ModelConfig:
             written before this field, whose config lacks it) or ``"transformer"``
             (:mod:`inflect.nn.transformer`).
         layered_features: how a UniMorph 4 layered feature of a tag bundle is read
-            (:data:`LAYERED_FEATURES`, :func:`inflect.text.layers.feature_symbols`): ``"parts"``
-            (each part a symbol with its layer's name, so that ``NOM(1,SG)`` and ``NOM(1,PL)``
-            share ``NOM(1)``) or ``"opaque"`` (one symbol; every checkpoint written before this
-            field, which :meth:`from_dict` gives where it is missing). Bundles without layers
-            read the same either way. A resumed run keeps its model's.
+            (:data:`LAYERED_FEATURES`, :func:`inflect.text.layers.feature_symbols`): ``"opaque"``
+            (one symbol: the default, and every checkpoint written before this field, which
+            :meth:`from_dict` gives where it is missing) or ``"parts"`` (each part a symbol
+            with its layer's name, so that ``NOM(1,SG)`` and ``NOM(1,PL)`` share ``NOM(1)``).
+            Compared on the same data (recipes/user_language/README.md), neither was more
+            accurate beyond a seed's noise, opaque the better on average, hence the default.
+            Bundles without layers read the same either way. A resumed run keeps its model's.
     """
 
     emb_dim: int = 300
@@ -164,7 +167,7 @@ class ModelConfig:
     max_decode_len: int | None = changeable(None, WARM_START)
     tag_bundles: str = changeable("multiset", WARM_START, RESUME)
     encoder: str = "bilstm"
-    layered_features: str = changeable("parts", RESUME)
+    layered_features: str = changeable("opaque", RESUME)
 
     def __post_init__(self) -> None:
         self.validate()
