@@ -15,12 +15,27 @@ from pathlib import Path
 
 SYLLABLES = "ሰበረለመነተከገደ"
 #: subject -> perfective suffix
-PERFECTIVE = {"1,SG": "ሁ", "2,SG,MASC": "ህ", "2,SG,FEM": "ሽ", "3,SG,MASC": "", "3,SG,FEM": "ች",
-              "1,PL": "ን", "2,PL": "ቹ", "3,PL": "ሉ"}
+PERFECTIVE = {
+    "1,SG": "ሁ",
+    "2,SG,MASC": "ህ",
+    "2,SG,FEM": "ሽ",
+    "3,SG,MASC": "",
+    "3,SG,FEM": "ች",
+    "1,PL": "ን",
+    "2,PL": "ቹ",
+    "3,PL": "ሉ",
+}
 #: subject -> imperfective prefix (and suffix)
-IMPERFECTIVE = {"1,SG": ("እ", ""), "2,SG,MASC": ("ት", ""), "2,SG,FEM": ("ት", "ኢ"),
-                "3,SG,MASC": ("ይ", ""), "3,SG,FEM": ("ት", ""), "1,PL": ("እን", ""),
-                "2,PL": ("ት", "ሉ"), "3,PL": ("ይ", "ሉ")}
+IMPERFECTIVE = {
+    "1,SG": ("እ", ""),
+    "2,SG,MASC": ("ት", ""),
+    "2,SG,FEM": ("ት", "ኢ"),
+    "3,SG,MASC": ("ይ", ""),
+    "3,SG,FEM": ("ት", ""),
+    "1,PL": ("እን", ""),
+    "2,PL": ("ት", "ሉ"),
+    "3,PL": ("ይ", "ሉ"),
+}
 VERB_CELLS = frozenset(f"V;{aspect};NOM({s})" for aspect in ("PFV", "IPFV") for s in PERFECTIVE)
 NOUN_CELLS = frozenset({"N;SG", "N;PL"})
 #: A verb of the README's example (the test data always hold it).
@@ -53,13 +68,18 @@ def write_language(folder: Path, layout: str = "2023", seed: int = 0) -> dict[st
         word = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3)))
         if word not in words and word != EXAMPLE_VERB:
             words.append(word)
-    splits = {"trn": ([EXAMPLE_VERB, *words[:23]], words[23:33]),
-              "dev": (words[33:39], words[39:43]), "tst": (words[43:49], words[49:53])}
+    splits = {
+        "trn": ([EXAMPLE_VERB, *words[:23]], words[23:33]),
+        "dev": (words[33:39], words[39:43]),
+        "tst": (words[43:49], words[49:53]),
+    }
     paths = {}
     for split, (verbs, nouns) in splits.items():
         path = folder / f"amh.{split}"
-        lines = [(f"{a}\t{t}\t{f}" if layout == "2023" else f"{a}\t{f}\t{t}")
-                 for a, t, f in rows(verbs, nouns)]
+        lines = [
+            (f"{a}\t{t}\t{f}" if layout == "2023" else f"{a}\t{f}\t{t}")
+            for a, t, f in rows(verbs, nouns)
+        ]
         rng.shuffle(lines)
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths[split] = path

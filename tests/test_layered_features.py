@@ -22,11 +22,18 @@ from inflect.text.records import TagBundle
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
-@pytest.mark.parametrize(("written", "canonical"), [
-    ("PSS(PL,1)", "PSS(1,PL)"), ("NOM(MASC;3,SG)", "NOM(3,MASC,SG)"),
-    ("DAT(PL;LGSPEC2)", "DAT(LGSPEC2,PL)"), ("ACC(PSS(SG,1),PL)", "ACC(PL,PSS(1,SG))"),
-    ("(non)NOM", "(non)NOM"), ("N", "N"), ("PSS(1,PL", "PSS(1,PL"),
-])
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("PSS(PL,1)", "PSS(1,PL)"),
+        ("NOM(MASC;3,SG)", "NOM(3,MASC,SG)"),
+        ("DAT(PL;LGSPEC2)", "DAT(LGSPEC2,PL)"),
+        ("ACC(PSS(SG,1),PL)", "ACC(PL,PSS(1,SG))"),
+        ("(non)NOM", "(non)NOM"),
+        ("N", "N"),
+        ("PSS(1,PL", "PSS(1,PL"),
+    ],
+)
 def test_the_canonical_spelling(written, canonical):
     assert canonical_feature(written) == canonical
 
@@ -40,20 +47,30 @@ def test_a_bundle_holds_its_layers_order_free():
     assert TagBundle.parse("V;NOM(1,SG);NOM(SG,1)").had_duplicates
 
 
-@pytest.mark.parametrize(("feature", "parts"), [
-    ("NOM(1,SG)", ("NOM(1)", "NOM(SG)")),
-    ("ACC(PL,PSS(1,SG))", ("ACC(PL)", "ACC(PSS(1))", "ACC(PSS(SG))")),
-    ("PL", ("PL",)), ("(non)NOM", ("(non)NOM",)),
-])
+@pytest.mark.parametrize(
+    ("feature", "parts"),
+    [
+        ("NOM(1,SG)", ("NOM(1)", "NOM(SG)")),
+        ("ACC(PL,PSS(1,SG))", ("ACC(PL)", "ACC(PSS(1))", "ACC(PSS(SG))")),
+        ("PL", ("PL",)),
+        ("(non)NOM", ("(non)NOM",)),
+    ],
+)
 def test_the_symbols_of_a_layer(feature, parts):
     assert feature_symbols(feature, True) == parts
     assert feature_symbols(feature, False) == (feature,)
 
 
-@pytest.mark.parametrize(("text", "what"), [
-    ("PSS(1,PL", "never closed"), ("NOM()", "empty layer"), ("NOM(1,,SG)", "empty part"),
-    ("DAT(PL)X", "after the layer"), ("NOM)1(", "closes no bracket"),
-])
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("PSS(1,PL", "never closed"),
+        ("NOM()", "empty layer"),
+        ("NOM(1,,SG)", "empty part"),
+        ("DAT(PL)X", "after the layer"),
+        ("NOM)1(", "closes no bracket"),
+    ],
+)
 def test_what_cannot_be_read_as_a_layer(text, what):
     with pytest.raises(LayerError, match=what):
         parse_feature(text)
@@ -61,13 +78,15 @@ def test_what_cannot_be_read_as_a_layer(text, what):
 
 def test_data_check_names_unreadable_and_reordered_layers_with_their_lines(tmp_path):
     path = tmp_path / "mixed.tsv"
-    path.write_text("ሰበረ\tV;PFV;NOM(3,SG,MASC)\tሰበረ\n"   # line 1: the first spelling
-                    "ለመነ\tV;PFV;NOM(MASC;3,SG)\tለመነ\n"    # 2: another order, ';' inside
-                    "መከረ\tV;PFV;NOM(SG,3,MASC)\tመከረ\n"    # 3: another order ...
-                    "ደረ\tV;PFV;NOM(SG,3,MASC)\tደረ\n"      # 4: ... written so again
-                    "ከበረ\tN;PSS(1,PL\tከበረ\n"              # 5: a '(' never closed
-                    "ሰበረ\tV;PFV;NOM(3,SG,MASC)\tሰበረ\n",   # 6: the first spelling again
-                    encoding="utf-8")
+    path.write_text(
+        "ሰበረ\tV;PFV;NOM(3,SG,MASC)\tሰበረ\n"  # line 1: the first spelling
+        "ለመነ\tV;PFV;NOM(MASC;3,SG)\tለመነ\n"  # 2: another order, ';' inside
+        "መከረ\tV;PFV;NOM(SG,3,MASC)\tመከረ\n"  # 3: another order ...
+        "ደረ\tV;PFV;NOM(SG,3,MASC)\tደረ\n"  # 4: ... written so again
+        "ከበረ\tN;PSS(1,PL\tከበረ\n"  # 5: a '(' never closed
+        "ሰበረ\tV;PFV;NOM(3,SG,MASC)\tሰበረ\n",  # 6: the first spelling again
+        encoding="utf-8",
+    )
     out = CliRunner().invoke(main, ["data", "check", str(path)])
     assert out.exit_code == 0, out.output
     warnings = [line for line in out.output.splitlines() if line.startswith("warning:")]
@@ -90,10 +109,26 @@ def models(tmp_path_factory):
         mp.setenv(languages.LANGS_ENV, str(folder / "langs"))
         for reading in ("parts", "opaque"):
             out = folder / reading
-            result = CliRunner().invoke(main, [
-                "train", "--train", str(files["trn"]), "--dev", str(files["dev"]), "--lang",
-                "amharic", "--preset", "tiny", "--epochs", "1", "--layered-features", reading,
-                "--out", str(out)])
+            result = CliRunner().invoke(
+                main,
+                [
+                    "train",
+                    "--train",
+                    str(files["trn"]),
+                    "--dev",
+                    str(files["dev"]),
+                    "--lang",
+                    "amharic",
+                    "--preset",
+                    "tiny",
+                    "--epochs",
+                    "1",
+                    "--layered-features",
+                    reading,
+                    "--out",
+                    str(out),
+                ],
+            )
             assert result.exit_code == 0, result.output
             found[reading] = out
     yield found
@@ -128,8 +163,9 @@ def test_a_batch_holds_the_ids_of_the_parts(models):
     model = load_model(models["parts"])
     vocabs = Vocabularies.of(model)
     assert vocabs.parts
-    batch = make_batch(vocabs, [["ሰ"]], [TagBundle.parse("V;PFV;NOM(SG,1)").multiset],
-                       ["amharic"], warn=False)
+    batch = make_batch(
+        vocabs, [["ሰ"]], [TagBundle.parse("V;PFV;NOM(SG,1)").multiset], ["amharic"], warn=False
+    )
     wanted = sorted(model.feature_vocab.index(s) for s in ("NOM(1)", "NOM(SG)", "PFV", "V"))
     assert batch.features.tolist() == [wanted]
     assert model_features(("NOM(1,SG)", "V"), True) == ("NOM(1)", "NOM(SG)", "V")
@@ -144,8 +180,10 @@ def test_earlier_checkpoints_read_layers_opaque_and_resume_with_their_reading(mo
     assert ModelConfig().layered_features == "opaque"  # a new run's (the recipe's comparison)
     shipped = load_checkpoint("inflect/models/german-high/member-1.safetensors")
     assert shipped.network.config.layered_features == "opaque"
-    result = CliRunner().invoke(main, ["train", "--resume", "--out", str(models["opaque"]),
-                                       "--preset", "tiny", "--epochs", "2"])
+    result = CliRunner().invoke(
+        main,
+        ["train", "--resume", "--out", str(models["opaque"]), "--preset", "tiny", "--epochs", "2"],
+    )
     assert result.exit_code == 0, result.output
     assert load_checkpoint(models["opaque"]).network.config.layered_features == "opaque"
 
@@ -164,13 +202,16 @@ def _recipe():
     return module
 
 
-@pytest.mark.parametrize(("tags", "layered"), [
-    ("V;IND;PRS;1;SG", "V;IND;PRS;NOM(1,SG)"),
-    ("V;SBJV;PST;3;PL;MASC", "V;SBJV;PST;NOM(3,PL,MASC)"),
-    ("V;NFIN", "V;NFIN"),            # no person: no subject agreement
-    ("N;NOM;PL", "N;NOM;PL"),        # not a verb
-    ("V.PTCP;PST;FEM;SG", "V.PTCP;PST;FEM;SG"),
-])
+@pytest.mark.parametrize(
+    ("tags", "layered"),
+    [
+        ("V;IND;PRS;1;SG", "V;IND;PRS;NOM(1,SG)"),
+        ("V;SBJV;PST;3;PL;MASC", "V;SBJV;PST;NOM(3,PL,MASC)"),
+        ("V;NFIN", "V;NFIN"),  # no person: no subject agreement
+        ("N;NOM;PL", "N;NOM;PL"),  # not a verb
+        ("V.PTCP;PST;FEM;SG", "V.PTCP;PST;FEM;SG"),
+    ],
+)
 def test_the_recipe_writes_a_verbs_agreement_as_a_layer(tags, layered):
     assert _recipe().layered(tags) == layered
 
@@ -179,12 +220,28 @@ def test_the_recipe_writes_a_verbs_agreement_as_a_layer(tags, layered):
 def test_the_recipe_compares_the_two_readings(tmp_path, monkeypatch):
     files = write_language(tmp_path)
     monkeypatch.setenv(languages.LANGS_ENV, str(tmp_path / "langs"))
-    _recipe().main(["--train", str(files["trn"]), "--dev", str(files["dev"]), "--lang",
-                    "amharic", "--out", str(tmp_path / "out"), "--preset", "tiny", "--epochs",
-                    "1"])
+    _recipe().main(
+        [
+            "--train",
+            str(files["trn"]),
+            "--dev",
+            str(files["dev"]),
+            "--lang",
+            "amharic",
+            "--out",
+            str(tmp_path / "out"),
+            "--preset",
+            "tiny",
+            "--epochs",
+            "1",
+        ]
+    )
     table = (tmp_path / "out" / "results.md").read_text(encoding="utf-8").splitlines()
-    rows = {line.split("|")[1].strip(): line.split("|")[2:-1] for line in table
-            if line.startswith("| opaque") or line.startswith("| parts")}
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2:-1]
+        for line in table
+        if line.startswith("| opaque") or line.startswith("| parts")
+    }
     assert set(rows) == {"opaque", "parts"}
     # feature symbols: V, N, PFV, IPFV, SG, PL, and 8 subject layers or 7 parts (1, 2, 3, SG, PL,
     # MASC, FEM), as the made-up data write them

@@ -35,7 +35,7 @@ def readme_commands() -> list[list[str]]:
     start = next(i for i, line in enumerate(lines) if "<!-- own-language" in line)
     fence = next(i for i in range(start, len(lines)) if lines[i].startswith("```"))
     end = next(i for i in range(fence + 1, len(lines)) if lines[i].startswith("```"))
-    return [shlex.split(line, comments=True) for line in lines[fence + 1:end] if line.strip()]
+    return [shlex.split(line, comments=True) for line in lines[fence + 1 : end] if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,11 @@ def place(tmp_path_factory):
             if args[0] == "serve":
                 continue  # over HTTP: test_served_beside_the_shipped_models
             if args[0] == "train":  # short: the tiny preset, one epoch, then a resume to two
-                args += ["--epochs", "2"] if "--resume" in args else ["--preset", "tiny",
-                                                                       "--epochs", "1"]
+                args += (
+                    ["--epochs", "2"]
+                    if "--resume" in args
+                    else ["--preset", "tiny", "--epochs", "1"]
+                )
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, (argv, result.output)
             if out:
@@ -78,8 +81,10 @@ def _rows(text: str) -> list[dict[str, str]]:
 
 
 def _gold(path: Path) -> dict[tuple[str, str], str]:
-    return {(a, t): f for a, t, f in (line.split("\t") for line in
-                                      path.read_text(encoding="utf-8").splitlines())}
+    return {
+        (a, t): f
+        for a, t, f in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines())
+    }
 
 
 @pytest.mark.slow
@@ -91,7 +96,11 @@ def test_train_makes_and_keeps_the_new_languages_spec_cells_and_provenance(place
     meta = load_metadata(folder / "runs" / "amh" / "model.safetensors")
     [spec] = meta["languages"]
     assert (spec["name"], spec["scripts"], spec["direction"], spec["normalization"]) == (
-        "amharic", ["Ethi"], "ltr", "NFC")
+        "amharic",
+        ["Ethi"],
+        "ltr",
+        "NFC",
+    )
     cells = meta["cells"]["languages"]["amharic"]
     assert set(cells) == {"N", "V"}
     assert set(cells["V"]) == VERB_CELLS and set(cells["N"]) == NOUN_CELLS
@@ -126,8 +135,10 @@ def test_predictions_are_scored_for_a_new_language(place):
     """`evaluate --pred --gold --lang amharic`: the accuracy recounted here from the files."""
     folder, results = place
     gold = _gold(folder / "amh.tst")
-    predicted = {(a, t): f for a, f, t in (line.split("\t") for line in
-                                           (folder / "amh.pred").read_text().splitlines())}
+    predicted = {
+        (a, t): f
+        for a, f, t in (line.split("\t") for line in (folder / "amh.pred").read_text().splitlines())
+    }
     expected = 100 * sum(predicted.get(k) == f for k, f in gold.items()) / len(gold)
     row = _rows(results["evaluate"][1].stdout)[0]
     assert row["language"] == "amharic"
@@ -169,15 +180,27 @@ def test_served_beside_the_shipped_models(place):
         mp.setenv(languages.LANGS_ENV, str(folder / "langs"))
         server = Server(*args, "--no-lexicon")
     try:
-        status, _, answer = call(server.url, "/v1/inflect", {"lang": "amharic",
-                                                             "lemma": EXAMPLE_VERB,
-                                                             "tags": "V;PFV;NOM(1,SG)"})
+        status, _, answer = call(
+            server.url,
+            "/v1/inflect",
+            {"lang": "amharic", "lemma": EXAMPLE_VERB, "tags": "V;PFV;NOM(1,SG)"},
+        )
         assert status == 200, answer
         with pytest.MonkeyPatch.context() as mp:
             mp.chdir(folder)
-            here = CliRunner().invoke(main, ["predict", "--model", "runs/amh", EXAMPLE_VERB,
-                                             "V;PFV;NOM(1,SG)", "--format", "jsonl",
-                                             "--no-lexicon"])
+            here = CliRunner().invoke(
+                main,
+                [
+                    "predict",
+                    "--model",
+                    "runs/amh",
+                    EXAMPLE_VERB,
+                    "V;PFV;NOM(1,SG)",
+                    "--format",
+                    "jsonl",
+                    "--no-lexicon",
+                ],
+            )
         record = json.loads(here.stdout)
         assert [f["form"] for f in answer["forms"]] == [f["form"] for f in record["forms"]]
         for a, b in zip(answer["forms"], record["forms"], strict=True):
@@ -186,9 +209,9 @@ def test_served_beside_the_shipped_models(place):
         served = {m["language"]: m for m in models["models"]}
         assert served["amharic"]["model"].endswith("runs/amh")
         assert "german" in served  # the shipped models beside it
-        status, _, paradigm = call(server.url, "/v1/paradigm", {"lang": "amharic",
-                                                                "lemma": EXAMPLE_VERB,
-                                                                "pos": "V"})
+        status, _, paradigm = call(
+            server.url, "/v1/paradigm", {"lang": "amharic", "lemma": EXAMPLE_VERB, "pos": "V"}
+        )
         assert status == 200, paradigm
         assert {c["tags"] for c in paradigm["cells"]} == VERB_CELLS
     finally:

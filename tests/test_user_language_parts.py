@@ -75,8 +75,9 @@ def test_model_symbols_are_decomposed_from_the_evidence_on(alone):
 
 
 def test_the_toml_reads_back_as_the_spec(tmp_path):
-    made = derive_spec("amharic", ["ሰበረ", "ሰበርኩ"], display_name="አማርኛ", iso639_3="amh",
-                       aliases=("Amarinya",))
+    made = derive_spec(
+        "amharic", ["ሰበረ", "ሰበርኩ"], display_name="አማርኛ", iso639_3="amh", aliases=("Amarinya",)
+    )
     path = tmp_path / "amharic.toml"
     path.write_text(spec_toml(made.spec, made.notes), encoding="utf-8")
     assert load_spec(path) == made.spec
@@ -101,8 +102,13 @@ def test_the_shipped_specs_text_fields_come_out_of_their_data(conll2018, name):
     made from the same files by the rules of a new language, they come out the same."""
     from inflect.text.reading import read_examples
 
-    words = [w for path in sorted(conll2018.glob(f"{name}-*"))
-             for ex in read_examples(path, name) for w in (ex.lemma, ex.form) if w]
+    words = [
+        w
+        for path in sorted(conll2018.glob(f"{name}-*"))
+        for ex in read_examples(path, name)
+        for w in (ex.lemma, ex.form)
+        if w
+    ]
     made, shipped = derive_spec(name + "-again", words).spec, resolve(name)
     for field in ("scripts", "direction", "normalization", "exceptions", "model_transform"):
         assert getattr(made, field) == getattr(shipped, field), field
@@ -144,9 +150,22 @@ def test_a_broken_file_in_the_folder_is_named(own_folder):
 
 def test_lang_add_from_data_files_with_corrections(own_folder, tmp_path):
     files = write_language(tmp_path)
-    result = CliRunner().invoke(main, ["lang", "add", "amharic", "--from", str(files["trn"]),
-                                       "--from", str(files["dev"]), "--direction", "rtl",
-                                       "--iso639-3", "amh"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "lang",
+            "add",
+            "amharic",
+            "--from",
+            str(files["trn"]),
+            "--from",
+            str(files["dev"]),
+            "--direction",
+            "rtl",
+            "--iso639-3",
+            "amh",
+        ],
+    )
     assert result.exit_code == 0, result.output
     spec = resolve("amh")
     assert (spec.name, spec.scripts, spec.direction) == ("amharic", ("Ethi",), "rtl")
@@ -174,35 +193,76 @@ def _weights(path):
 
 @pytest.mark.shared_data
 @pytest.mark.slow
-def test_files_of_a_shipped_language_under_a_new_name_train_the_same_model(conll2018, tmp_path,
-                                                                           own_folder):
+def test_files_of_a_shipped_language_under_a_new_name_train_the_same_model(
+    conll2018, tmp_path, own_folder
+):
     """German's low-setting files passed as a user's, under a new name, give the weights and
     the figures of `--lang german --setting low` (the spec made from them is German's)."""
     common = ["--preset", "tiny", "--epochs", "1", "--seed", "3"]
-    shared = CliRunner().invoke(main, ["train", "--lang", "german", "--setting", "low",
-                                       "--data-dir", str(conll2018), *common,
-                                       "--out", str(tmp_path / "a")])
+    shared = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "--lang",
+            "german",
+            "--setting",
+            "low",
+            "--data-dir",
+            str(conll2018),
+            *common,
+            "--out",
+            str(tmp_path / "a"),
+        ],
+    )
     assert shared.exit_code == 0, shared.output
-    files = CliRunner().invoke(main, ["train", "--train", str(conll2018 / "german-train-low"),
-                                      "--dev", str(conll2018 / "german-dev"), "--lang",
-                                      "deutschlike", *common, "--out", str(tmp_path / "b")])
+    files = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "--train",
+            str(conll2018 / "german-train-low"),
+            "--dev",
+            str(conll2018 / "german-dev"),
+            "--lang",
+            "deutschlike",
+            *common,
+            "--out",
+            str(tmp_path / "b"),
+        ],
+    )
     assert files.exit_code == 0, files.output
     assert "deutschlike: a language the package does not know" in files.stderr
-    a, b = _weights(tmp_path / "a" / "model.safetensors"), _weights(
-        tmp_path / "b" / "model.safetensors")
+    a, b = (
+        _weights(tmp_path / "a" / "model.safetensors"),
+        _weights(tmp_path / "b" / "model.safetensors"),
+    )
     assert a.keys() == b.keys()
     for name in a:
         assert (a[name] == b[name]).all(), name
-    metrics = [(tmp_path / r / "metrics.csv").read_text().splitlines()[1].split(",")[:5]
-               for r in "ab"]
+    metrics = [
+        (tmp_path / r / "metrics.csv").read_text().splitlines()[1].split(",")[:5] for r in "ab"
+    ]
     assert metrics[0] == metrics[1]
 
 
 def test_resume_refuses_a_changed_file_and_names_a_missing_one(tmp_path, own_folder):
     files = write_language(tmp_path, layout="2018")
     out = tmp_path / "run"
-    args = ["train", "--train", str(files["trn"]), "--dev", str(files["dev"]), "--lang",
-            "zorbish", "--preset", "tiny", "--epochs", "1", "--out", str(out)]
+    args = [
+        "train",
+        "--train",
+        str(files["trn"]),
+        "--dev",
+        str(files["dev"]),
+        "--lang",
+        "zorbish",
+        "--preset",
+        "tiny",
+        "--epochs",
+        "1",
+        "--out",
+        str(out),
+    ]
     assert CliRunner().invoke(main, args).exit_code == 0
     from inflect.nn.checkpoint import load_metadata
 
@@ -226,8 +286,9 @@ def test_file_options_are_checked(tmp_path, own_folder):
     assert no_dev.exit_code == 1 and "give both --train FILE and --dev FILE" in no_dev.output
     no_lang = CliRunner().invoke(main, [*base, "--dev", str(files["dev"])])
     assert no_lang.exit_code == 1 and "give the language of" in no_lang.output
-    setting = CliRunner().invoke(main, [*base, "--dev", str(files["dev"]), "--lang", "x",
-                                        "--setting", "low"])
+    setting = CliRunner().invoke(
+        main, [*base, "--dev", str(files["dev"]), "--lang", "x", "--setting", "low"]
+    )
     assert setting.exit_code == 2 and "--setting and --data-dir" in setting.output
     assert not (tmp_path / "r").exists()
 
@@ -237,17 +298,36 @@ def test_file_options_are_checked(tmp_path, own_folder):
 
 def test_runs_compare_shows_the_settings_that_differ(tmp_path, own_folder):
     files = write_language(tmp_path)
-    common = ["train", "--train", str(files["trn"]), "--dev", str(files["dev"]), "--lang",
-              "zorbish", "--preset", "tiny", "--epochs", "1"]
+    common = [
+        "train",
+        "--train",
+        str(files["trn"]),
+        "--dev",
+        str(files["dev"]),
+        "--lang",
+        "zorbish",
+        "--preset",
+        "tiny",
+        "--epochs",
+        "1",
+    ]
     for name, extra in (("a", []), ("b", ["--attention", "sparsemax"])):
         result = CliRunner().invoke(main, [*common, *extra, "--out", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
-    out = CliRunner().invoke(main, ["runs", "compare", str(tmp_path / "a"), str(tmp_path / "b"),
-                                    "--format", "tsv"])
+    out = CliRunner().invoke(
+        main, ["runs", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "tsv"]
+    )
     assert out.exit_code == 0, out.output
     header, *rows = [line.split("\t") for line in out.stdout.splitlines()]
-    assert header[:7] == ["run", "state", "dev_accuracy", "best_epoch", "epochs", "cpu_minutes",
-                          "wall_minutes"]
+    assert header[:7] == [
+        "run",
+        "state",
+        "dev_accuracy",
+        "best_epoch",
+        "epochs",
+        "cpu_minutes",
+        "wall_minutes",
+    ]
     assert "attention_mapping" in header and "seed" not in header and "data" not in header
     column = header.index("attention_mapping")
     assert [r[column] for r in rows] == ["entmax15", "sparsemax"]

@@ -76,10 +76,12 @@ class DerivedSpec:
     def summary(self) -> str:
         """One line: main script, normalisation, model symbols and direction."""
         spec = self.spec
-        return (f"script {_script_name(spec.scripts[0])} ({spec.scripts[0]}), "
-                f"{spec.normalization}"
-                + (", NFD symbols" if spec.model_transform == "nfd" else "")
-                + f", {'right to left' if spec.is_rtl else 'left to right'}")
+        return (
+            f"script {_script_name(spec.scripts[0])} ({spec.scripts[0]}), "
+            f"{spec.normalization}"
+            + (", NFD symbols" if spec.model_transform == "nfd" else "")
+            + f", {'right to left' if spec.is_rtl else 'left to right'}"
+        )
 
 
 def _script_name(code: str) -> str:
@@ -143,9 +145,14 @@ def _normalization(strings: Sequence[str]) -> tuple[str, tuple[str, ...], str]:
     against = sorted({c for c in seen if unicodedata.normalize(form, c) != c})
     exceptions = tuple(c for c in against if unicodedata.normalize(form, c) not in seen)
     stable = nfc if form == "NFC" else nfd
-    return form, exceptions, (
-        f"Data: {stable:,} of {len(strings):,} strings are {form}; "
-        f"{len(exceptions)} character(s) written against it are kept as the data write them.")
+    return (
+        form,
+        exceptions,
+        (
+            f"Data: {stable:,} of {len(strings):,} strings are {form}; "
+            f"{len(exceptions)} character(s) written against it are kept as the data write them."
+        ),
+    )
 
 
 def _model_transform(strings: Sequence[str]) -> tuple[str, str]:
@@ -164,13 +171,21 @@ def _model_transform(strings: Sequence[str]) -> tuple[str, str]:
     both = sorted(m for m in alone if alone[m] >= NFD_EVIDENCE and inside[m] >= NFD_EVIDENCE)
     if both:
         named = ", ".join(f"U+{ord(m):04X}" for m in both)
-        return "nfd", (f"Model symbols: the canonical decomposition ({named} written both alone "
-                       f"and inside precomposed letters, at least {NFD_EVIDENCE} times each).")
+        return "nfd", (
+            f"Model symbols: the canonical decomposition ({named} written both alone "
+            f"and inside precomposed letters, at least {NFD_EVIDENCE} times each)."
+        )
     return "none", "Model symbols: the code points as the data write them."
 
 
-def derive_spec(name: str, strings: Iterable[str], *, display_name: str | None = None,
-                iso639_3: str | None = None, aliases: Sequence[str] = ()) -> DerivedSpec:
+def derive_spec(
+    name: str,
+    strings: Iterable[str],
+    *,
+    display_name: str | None = None,
+    iso639_3: str | None = None,
+    aliases: Sequence[str] = (),
+) -> DerivedSpec:
     """The spec of a language the package does not ship, from its lemmas and forms: the scripts
     of at least :data:`SCRIPT_SHARE` of its letters (the most frequent first), the main
     script's direction, the normalisation and model symbols (see the module docstring).
@@ -194,30 +209,47 @@ def derive_spec(name: str, strings: Iterable[str], *, display_name: str | None =
         raise LanguageSpecError(f"{key}: no lemma or form to make a spec from")
     scripts = _scripts(texts)
     total = sum(scripts.values()) or 1
-    main = [code for i, (code, n) in enumerate(scripts.most_common())
-            if i == 0 or n >= SCRIPT_SHARE * total] or ["Zyyy"]
+    main = [
+        code
+        for i, (code, n) in enumerate(scripts.most_common())
+        if i == 0 or n >= SCRIPT_SHARE * total
+    ] or ["Zyyy"]
     from fontTools import unicodedata as fontdata
 
     direction = fontdata.script_horizontal_direction(main[0], "LTR").lower()
     distinct = list(dict.fromkeys(texts))
     normalization, exceptions, norm_note = _normalization(distinct)
     transform, transform_note = _model_transform(texts)
-    shares = ", ".join(f"{_script_name(c)} {100 * n / total:.2f} %" for c, n in
-                       scripts.most_common()) or "none (no letter of any script)"
+    shares = (
+        ", ".join(f"{_script_name(c)} {100 * n / total:.2f} %" for c, n in scripts.most_common())
+        or "none (no letter of any script)"
+    )
     spec_fields = dict(
-        name=key, display_name=display_name or key.replace("-", " ").title(),
-        iso639_3=iso639_3, iso639_1=None, aliases=tuple(aliases), scripts=tuple(main),
-        direction=direction, settings=(), normalization=normalization, exceptions=exceptions,
+        name=key,
+        display_name=display_name or key.replace("-", " ").title(),
+        iso639_3=iso639_3,
+        iso639_1=None,
+        aliases=tuple(aliases),
+        scripts=tuple(main),
+        direction=direction,
+        settings=(),
+        normalization=normalization,
+        exceptions=exceptions,
     )
     spec = LanguageSpec(**spec_fields, model_transform=transform)
     if transform == "nfd" and any(spec.from_symbols(spec.to_symbols(s)) != s for s in distinct):
         spec = LanguageSpec(**spec_fields, model_transform="none")
-        transform_note = "Model symbols: the code points as the data write them (NFD symbols " \
-                         "would not give every string back)."
+        transform_note = (
+            "Model symbols: the code points as the data write them (NFD symbols "
+            "would not give every string back)."
+        )
     listed = f" (listed: those of at least {SCRIPT_SHARE:.0%})" if len(scripts) > len(main) else ""
-    notes = (f"Measured over {len(texts):,} lemmas and forms ({len(distinct):,} distinct).",
-             f"Scripts: {shares}{listed}; direction of {_script_name(main[0])}: {direction}.",
-             norm_note, transform_note)
+    notes = (
+        f"Measured over {len(texts):,} lemmas and forms ({len(distinct):,} distinct).",
+        f"Scripts: {shares}{listed}; direction of {_script_name(main[0])}: {direction}.",
+        norm_note,
+        transform_note,
+    )
     return DerivedSpec(spec, len(texts), dict(scripts.most_common()), notes)
 
 
@@ -228,17 +260,25 @@ def spec_toml(spec: LanguageSpec, notes: Sequence[str] = ()) -> str:
     def value(v: object) -> str:
         return json.dumps(list(v) if isinstance(v, tuple) else v, ensure_ascii=False)
 
-    lines = [f"# {spec.display_name}: language spec for sparse-inflect.",
-             *(f"# {n}" for n in notes), "", f"name = {value(spec.name)}",
-             f"display_name = {value(spec.display_name)}"]
-    lines += [f"{k} = {value(getattr(spec, k))}" for k in ("iso639_3", "iso639_1")
-              if getattr(spec, k)]
-    lines += [f"{k} = {value(getattr(spec, k))}"
-              for k in ("aliases", "scripts", "direction", "settings")]
+    lines = [
+        f"# {spec.display_name}: language spec for sparse-inflect.",
+        *(f"# {n}" for n in notes),
+        "",
+        f"name = {value(spec.name)}",
+        f"display_name = {value(spec.display_name)}",
+    ]
+    lines += [
+        f"{k} = {value(getattr(spec, k))}" for k in ("iso639_3", "iso639_1") if getattr(spec, k)
+    ]
+    lines += [
+        f"{k} = {value(getattr(spec, k))}" for k in ("aliases", "scripts", "direction", "settings")
+    ]
     if spec.shared_names:
         lines.append(f"shared_names = {value(spec.shared_names)}")
-    lines += ["", "[text]"] + [f"{k} = {value(getattr(spec, k))}"
-                               for k in ("normalization", "exceptions", "model_transform")]
+    lines += ["", "[text]"] + [
+        f"{k} = {value(getattr(spec, k))}"
+        for k in ("normalization", "exceptions", "model_transform")
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -252,12 +292,14 @@ def _check_names_free(spec: LanguageSpec) -> None:
         if other.name != spec.name:
             raise LanguageSpecError(
                 f"the name {given!r} of {spec.name} is already {other.name}'s; drop it or give "
-                "the language another name")
+                "the language another name"
+            )
         if other.name in {s.name for s in all_languages()}:
             raise LanguageSpecError(
                 f"{spec.name} is a language the package ships; its spec is langs/{spec.name}.toml "
                 "(give your language another name, e.g. with a suffix: "
-                f"{spec.name}-mine)")
+                f"{spec.name}-mine)"
+            )
 
 
 def add_user_spec(spec: LanguageSpec, notes: Sequence[str] = (), *, force: bool = False) -> Path:
@@ -276,7 +318,8 @@ def add_user_spec(spec: LanguageSpec, notes: Sequence[str] = (), *, force: bool 
     if path.exists() and not force:
         raise LanguageSpecError(
             f"{path}: {spec.name} is already one of your languages; --force replaces its spec "
-            "(or inflect lang remove it first)")
+            "(or inflect lang remove it first)"
+        )
     _check_names_free(spec)
     text = spec_toml(spec, notes)
     write_text(path, text)

@@ -55,8 +55,11 @@ def cell_tables(found: Iterable[tuple[Any, dict[str, Any]]]) -> list[Any]:
     """
     from inflect.corpora.cells import CellTable
 
-    return [CellTable.from_record(meta["cells"], path or "checkpoint")
-            for path, meta in found if meta.get("cells")]
+    return [
+        CellTable.from_record(meta["cells"], path or "checkpoint")
+        for path, meta in found
+        if meta.get("cells")
+    ]
 
 
 def checkpoint_languages(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -94,8 +97,10 @@ def user_model_language(name: str | None, path: str) -> list[str]:
     except UnknownLanguageError:
         wanted = name
     if wanted not in languages:
-        raise ValueError(f"{path} is a model of {', '.join(languages)}, not of {name!r}; give "
-                         f"--model {languages[0]}={path}")
+        raise ValueError(
+            f"{path} is a model of {', '.join(languages)}, not of {name!r}; give "
+            f"--model {languages[0]}={path}"
+        )
     return [wanted]
 
 
@@ -115,7 +120,8 @@ def user_model(language: str, path: str) -> ShippedModel:
     return ShippedModel(
         language=language,
         members=tuple(p.resolve() for p, _ in found),
-        dev_accuracy=float(accuracy) if isinstance(accuracy, int | float) and accuracy >= 0
+        dev_accuracy=float(accuracy)
+        if isinstance(accuracy, int | float) and accuracy >= 0
         else None,
         setting=str(data.get("setting", "")),
         data=", ".join(files) if files else str(data.get("setting", "")),
@@ -126,8 +132,9 @@ def user_model(language: str, path: str) -> ShippedModel:
     )
 
 
-def spec_from(sources: Sequence[str | os.PathLike[str]], name: str,
-              fmt: str = "auto") -> tuple[Any, tuple[str, ...]]:
+def spec_from(
+    sources: Sequence[str | os.PathLike[str]], name: str, fmt: str = "auto"
+) -> tuple[Any, tuple[str, ...]]:
     """The spec of language ``name`` from where ``inflect lang add NAME --from ...`` points:
     a spec file (``.toml``, any file name), a run folder or checkpoint (the spec stored in it:
     a model trained on the user's files carries its language's), or data files (the spec made
@@ -166,9 +173,13 @@ def spec_from(sources: Sequence[str | os.PathLike[str]], name: str,
         return dataclasses.replace(chosen, name=key), (f"Taken from the checkpoint {path}.",)
     from inflect.text.reading import parse_file
 
-    words = [w for source in sources for ex in parse_file(source, key, fmt).examples  # type: ignore[arg-type]
-             for w in (ex.lemma, ex.form) if w]
+    words = [
+        w
+        for source in sources
+        for ex in parse_file(source, key, fmt).examples  # type: ignore[arg-type]
+        for w in (ex.lemma, ex.form)
+        if w
+    ]
     derived = derive_spec(key, words)
     files = ", ".join(Path(s).name for s in sources)
     return derived.spec, (f"Made from {files}.", *derived.notes)
-

@@ -35,9 +35,20 @@ def source_commit() -> str | None:
         return None
     try:
         out = subprocess.run(
-            ["git", "-C", str(_REPOSITORY), "describe", "--always", "--dirty", "--abbrev=40",
-             "--exclude=*"],
-            capture_output=True, text=True, timeout=10, check=False,
+            [
+                "git",
+                "-C",
+                str(_REPOSITORY),
+                "describe",
+                "--always",
+                "--dirty",
+                "--abbrev=40",
+                "--exclude=*",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None

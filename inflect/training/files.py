@@ -52,8 +52,9 @@ def file_language(train_files: Sequence[str | os.PathLike[str]], language: str |
     """
     if language:
         if "," in language:
-            raise ValueError(f"--lang {language!r}: a run on --train files is of one language; "
-                             "give one name")
+            raise ValueError(
+                f"--lang {language!r}: a run on --train files is of one language; give one name"
+            )
         return language.strip()
     from inflect.text.reading import language_of_file
 
@@ -66,8 +67,9 @@ def file_language(train_files: Sequence[str | os.PathLike[str]], language: str |
         ) from None
 
 
-def _read(paths: Sequence[str | os.PathLike[str]], label: str,
-          fmt: Format) -> tuple[list[Example], list[dict[str, Any]]]:
+def _read(
+    paths: Sequence[str | os.PathLike[str]], label: str, fmt: Format
+) -> tuple[list[Example], list[dict[str, Any]]]:
     """The examples of ``paths`` (forms required) and one record per file."""
     from inflect.io.atomic import sha256_of
     from inflect.text.reading import parse_file
@@ -77,14 +79,22 @@ def _read(paths: Sequence[str | os.PathLike[str]], label: str,
     for path in paths:
         parsed = parse_file(path, label, fmt)
         if parsed.stats.fmt == "covered":
-            raise ValueError(f"{path}: the file has no forms (2 fields: lemma, tags); training "
-                             "and dev files need lemma<TAB>form<TAB>tags (2018) or "
-                             "lemma<TAB>tags<TAB>form (2023)")
+            raise ValueError(
+                f"{path}: the file has no forms (2 fields: lemma, tags); training "
+                "and dev files need lemma<TAB>form<TAB>tags (2018) or "
+                "lemma<TAB>tags<TAB>form (2023)"
+            )
         if not parsed.examples:
             raise ValueError(f"{path}: no example in the file")
         examples += parsed.examples
-        records.append({"file": Path(path).name, "sha256": sha256_of(path),
-                        "examples": len(parsed.examples), "layout": parsed.stats.fmt})
+        records.append(
+            {
+                "file": Path(path).name,
+                "sha256": sha256_of(path),
+                "examples": len(parsed.examples),
+                "layout": parsed.stats.fmt,
+            }
+        )
     return examples, records
 
 
@@ -117,8 +127,10 @@ def load_files(
     from inflect.text.languages import AmbiguousLanguageError, UnknownLanguageError, resolve
 
     if not train_files or not dev_files:
-        raise ValueError("give both --train FILE and --dev FILE (the model is selected on "
-                         "the dev file's accuracy)")
+        raise ValueError(
+            "give both --train FILE and --dev FILE (the model is selected on "
+            "the dev file's accuracy)"
+        )
     name = file_language(train_files, language)
     train, train_records = _read(train_files, name, fmt)
     dev, dev_records = _read(dev_files, name, fmt)
@@ -148,10 +160,14 @@ def load_files(
         languages=[spec],
         description=description,
         cells=cells_record(spec.name, train, source),
-        sources=[{"role": role, "path": str(Path(p).resolve()), "sha256": r["sha256"]}
-                 for role, paths, records in (("train", train_files, train_records),
-                                              ("dev", dev_files, dev_records))
-                 for p, r in zip(paths, records, strict=True)],
+        sources=[
+            {"role": role, "path": str(Path(p).resolve()), "sha256": r["sha256"]}
+            for role, paths, records in (
+                ("train", train_files, train_records),
+                ("dev", dev_files, dev_records),
+            )
+            for p, r in zip(paths, records, strict=True)
+        ],
     )
     return FileData(data, derived, spec.name)
 
@@ -167,7 +183,9 @@ def saved_files(meta: dict[str, Any]) -> dict[str, Any] | None:
 
     sources = meta.get("sources") or []
     [spec] = [LanguageSpec.from_dict(d) for d in meta.get("languages", [])]
-    return {"train": [s["path"] for s in sources if s["role"] == "train"],
-            "dev": [s["path"] for s in sources if s["role"] == "dev"],
-            "lang": spec.name, "spec": spec}
-
+    return {
+        "train": [s["path"] for s in sources if s["role"] == "train"],
+        "dev": [s["path"] for s in sources if s["role"] == "dev"],
+        "lang": spec.name,
+        "spec": spec,
+    }

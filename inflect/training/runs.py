@@ -22,8 +22,15 @@ from inflect.training.queue import finite_number, language_status
 __all__ = ["COMPARE_COLUMNS", "RunSummary", "compare_runs", "run_summary"]
 
 #: The columns every comparison has; the settings that differ follow.
-COMPARE_COLUMNS = ("run", "state", "dev_accuracy", "best_epoch", "epochs", "cpu_minutes",
-                   "wall_minutes")
+COMPARE_COLUMNS = (
+    "run",
+    "state",
+    "dev_accuracy",
+    "best_epoch",
+    "epochs",
+    "cpu_minutes",
+    "wall_minutes",
+)
 
 
 @dataclass
@@ -83,24 +90,34 @@ def run_summary(path: str | os.PathLike[str]) -> RunSummary:
         meta = ckpt.load_metadata(model_file)
         facts = meta.get("training") or {}
         state, metrics = "model", meta.get("metrics") or []
-        best, best_epoch, epochs = (facts.get("best_accuracy"), facts.get("best_epoch", 0),
-                                    facts.get("epoch"))
+        best, best_epoch, epochs = (
+            facts.get("best_accuracy"),
+            facts.get("best_epoch", 0),
+            facts.get("epoch"),
+        )
         data = facts.get("data") or {}
     else:
-        raise FileNotFoundError(f"{given}: no training run here (neither {ckpt.STATE_FILE} nor "
-                                f"{ckpt.MODEL_FILE})")
+        raise FileNotFoundError(
+            f"{given}: no training run here (neither {ckpt.STATE_FILE} nor {ckpt.MODEL_FILE})"
+        )
     config = Config.from_dict(((meta.get("model") or {}).get("config")) or {}).to_dict()
     versions = meta.get("versions") or {}
-    settings = {**config, "data": _data_words(data),
-                "init_from": (facts.get("init_from") or {}).get("path", ""),
-                "version": versions.get("sparse-inflect", ""),
-                "commit": versions.get("sparse-inflect-commit", "")}
+    settings = {
+        **config,
+        "data": _data_words(data),
+        "init_from": (facts.get("init_from") or {}).get("path", ""),
+        "version": versions.get("sparse-inflect", ""),
+        "commit": versions.get("sparse-inflect-commit", ""),
+    }
     return RunSummary(
-        str(path), state,
+        str(path),
+        state,
         None if best is None or finite_number(best) < 0 else finite_number(best),
-        int(best_epoch or 0), int(epochs if epochs is not None else len(metrics)),
+        int(best_epoch or 0),
+        int(epochs if epochs is not None else len(metrics)),
         sum(finite_number(m.get("cpu_seconds")) for m in metrics),
-        sum(finite_number(m.get("seconds")) for m in metrics), settings,
+        sum(finite_number(m.get("seconds")) for m in metrics),
+        settings,
     )
 
 
@@ -120,7 +137,17 @@ def compare_runs(
     runs = [run_summary(p) for p in paths]
     names = list(dict.fromkeys(k for r in runs for k in r.settings))
     differing = [k for k in names if len({repr(r.settings.get(k)) for r in runs}) > 1]
-    rows = [[r.run, r.state, r.dev_accuracy, r.best_epoch, r.epochs,
-             round(r.cpu_seconds / 60, 2), round(r.seconds / 60, 2),
-             *(r.settings.get(k, "") for k in differing)] for r in runs]
+    rows = [
+        [
+            r.run,
+            r.state,
+            r.dev_accuracy,
+            r.best_epoch,
+            r.epochs,
+            round(r.cpu_seconds / 60, 2),
+            round(r.seconds / 60, 2),
+            *(r.settings.get(k, "") for k in differing),
+        ]
+        for r in runs
+    ]
     return [*COMPARE_COLUMNS, *differing], rows

@@ -65,13 +65,44 @@ def convert(language: str, setting: str, data_dir: str | None, out: Path) -> tup
 def train(reading: str, args: argparse.Namespace, train_file: Path, dev_file: Path) -> Path:
     """One run (resumed where it stopped); its folder."""
     folder = Path(args.out) / reading
-    command = [sys.executable, "-m", "inflect", "train", "--train", str(train_file), "--dev",
-               str(dev_file), "--lang", args.lang, "--preset", args.preset, "--epochs",
-               str(args.epochs), "--seed", str(args.seed), "--layered-features", reading,
-               "--threads", str(args.threads), "--out", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "inflect",
+        "train",
+        "--train",
+        str(train_file),
+        "--dev",
+        str(dev_file),
+        "--lang",
+        args.lang,
+        "--preset",
+        args.preset,
+        "--epochs",
+        str(args.epochs),
+        "--seed",
+        str(args.seed),
+        "--layered-features",
+        reading,
+        "--threads",
+        str(args.threads),
+        "--out",
+        str(folder),
+    ]
     if (folder / "trainer_state.safetensors").is_file():
-        command = [sys.executable, "-m", "inflect", "train", "--resume", "--out", str(folder),
-                   "--epochs", str(args.epochs), "--threads", str(args.threads)]
+        command = [
+            sys.executable,
+            "-m",
+            "inflect",
+            "train",
+            "--resume",
+            "--out",
+            str(folder),
+            "--epochs",
+            str(args.epochs),
+            "--threads",
+            str(args.threads),
+        ]
     subprocess.run(command, check=True)
     return folder
 
@@ -92,8 +123,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     if args.from_2018:
-        train_file, dev_file = convert(args.from_2018, args.setting, args.data_dir,
-                                       Path(args.out) / "data")
+        train_file, dev_file = convert(
+            args.from_2018, args.setting, args.data_dir, Path(args.out) / "data"
+        )
         args.lang = args.lang or f"{args.from_2018}-layered"
     elif args.train and args.dev and args.lang:
         train_file, dev_file = Path(args.train), Path(args.dev)
@@ -102,22 +134,42 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for reading in ("opaque", "parts"):
         folder = train(reading, args, train_file, dev_file)
-        rows.append(_row(reading, folder) + (f" {_test(folder, args.test):.2f} |"
-                                             if args.test else ""))
+        rows.append(
+            _row(reading, folder) + (f" {_test(folder, args.test):.2f} |" if args.test else "")
+        )
     test = " test accuracy |" if args.test else ""
-    table = [f"| reading | dev accuracy | best epoch | epochs | CPU min | feature symbols |{test}",
-             "|---|---:|---:|---:|---:|---:|" + ("---:|" if args.test else ""), *rows]
-    text = (f"{args.lang}: {train_file.name} / {dev_file.name}, --preset {args.preset}, "
-            f"--seed {args.seed}, at most {args.epochs} epochs\n\n" + "\n".join(table) + "\n")
+    table = [
+        f"| reading | dev accuracy | best epoch | epochs | CPU min | feature symbols |{test}",
+        "|---|---:|---:|---:|---:|---:|" + ("---:|" if args.test else ""),
+        *rows,
+    ]
+    text = (
+        f"{args.lang}: {train_file.name} / {dev_file.name}, --preset {args.preset}, "
+        f"--seed {args.seed}, at most {args.epochs} epochs\n\n" + "\n".join(table) + "\n"
+    )
     print(text)
     (Path(args.out) / "results.md").write_text(text, encoding="utf-8")
 
 
 def _test(folder: Path, gold: str) -> float:
     """The model's accuracy on the gold file (``inflect evaluate``'s first row, TSV)."""
-    out = subprocess.run([sys.executable, "-m", "inflect", "evaluate", "--model", str(folder),
-                          "--gold", gold, "--format", "tsv"], check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inflect",
+            "evaluate",
+            "--model",
+            str(folder),
+            "--gold",
+            gold,
+            "--format",
+            "tsv",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     header, first = out.splitlines()[:2]
     return float(dict(zip(header.split("\t"), first.split("\t"), strict=True))["accuracy"])
 
@@ -129,8 +181,10 @@ def _row(reading: str, folder: Path) -> str:
     facts = loaded.metadata["training"]
     cpu = sum(float(m.get("cpu_seconds") or 0) for m in loaded.metadata["metrics"]) / 60
     symbols = len(loaded.network.feature_vocab) - 1  # less the padding symbol
-    return (f"| {reading} | {facts['best_accuracy']:.2f} | {facts['best_epoch']} | "
-            f"{facts['epoch']} | {cpu:.1f} | {symbols} |")
+    return (
+        f"| {reading} | {facts['best_accuracy']:.2f} | {facts['best_epoch']} | "
+        f"{facts['epoch']} | {cpu:.1f} | {symbols} |"
+    )
 
 
 if __name__ == "__main__":
