@@ -94,6 +94,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_user_languages(tmp_path_factory):
+    """Every test (and every process it starts) reads an empty folder of the user's own
+    languages (``INFLECT_LANGS_DIR``), not the developer's: the shipped specs alone, unless a
+    test sets its own."""
+    folder = tmp_path_factory.mktemp("user-langs")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("INFLECT_LANGS_DIR", str(folder))
+        yield folder
+
+
 @pytest.fixture
 def one_thread():
     """Run a test with one torch thread (model tests: steady timings, no oversubscription under

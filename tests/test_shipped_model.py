@@ -352,7 +352,14 @@ def test_evaluate_says_the_language_comes_from_the_gold_file_name(tmp_path):
     gold.write_text(GOLD, encoding="utf-8")
     out = CliRunner().invoke(main, ["evaluate", "--lang", "german", "--gold", str(gold)])
     assert out.exit_code == 0, out.output  # --lang given: the name does not matter
+    # a model of one language: a file whose name gives none is of the model's language
     model = str(REPO / "inflect" / "models" / "german-high")
+    out = CliRunner().invoke(main, ["evaluate", "--model", model, "--gold", str(gold),
+                                    "--format", "tsv"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.splitlines()[1].startswith("german\t")
+    # a multilingual model: the file's name must give the language, or --lang
+    model = str(REPO / "inflect" / "models" / "multilingual-medium")
     out = CliRunner().invoke(main, ["evaluate", "--model", model, "--gold", str(gold)])
     assert out.exit_code == 1
     message = " ".join(out.output.split())

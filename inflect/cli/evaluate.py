@@ -129,6 +129,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
         else:
+            _name_new_languages(languages)
             frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)
     except click.ClickException:
         raise
@@ -145,6 +146,24 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if models:  # the title soft-wrapped: a model path is folded by the terminal, never cut
         console.print(title, style="bold", soft_wrap=True, markup=False, highlight=False)
     console.print(fitted(evaluation_table(frame, None) if models else scores_table(frame)))
+
+
+def _name_new_languages(languages: tuple[str, ...]) -> None:
+    """On stderr, each --lang of --pred/--gold scoring that no spec has (a new language's name,
+    or a misspelling: the closest known names are offered); its scores are labelled with it."""
+    from inflect.evaluation.scoring import language_label
+    from inflect.text.languages import AmbiguousLanguageError, UnknownLanguageError, resolve
+
+    for name in languages:
+        try:
+            resolve(name)
+        except AmbiguousLanguageError:
+            continue  # refused by the scoring, with the languages it names
+        except UnknownLanguageError as exc:
+            hint = (f"; did you mean {', '.join(repr(s) for s in exc.suggestions)}?"
+                    if exc.suggestions else "")
+            click.echo(f"warning: {name!r} is a language neither the package nor your folder "
+                       f"of languages knows{hint} (scored as {language_label(name)!r})", err=True)
 
 
 def _output_files(out_prefix: str | None) -> list[str]:

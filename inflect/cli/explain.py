@@ -60,7 +60,7 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     from inflect.inference.registry import NoDefaultModelError
     from inflect.io.outputs import is_stdout
     from inflect.nn.vocab import UnknownSymbolWarning
-    from inflect.render.figures import attention_png, check_plotting
+    from inflect.render.figures import attention_png, check_plotting, figure_texts, font_note
     from inflect.render.tables import attention_heatmap, prediction_table
     from inflect.render.tsv import attention_tsv
 
@@ -99,6 +99,9 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
         except (RuntimeError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo("wrote the PNG to standard output" if to_stdout else f"wrote {png}", err=True)
+        note = font_note(figure_texts(found))
+        if note:
+            click.echo(f"warning: {note}", err=True)
     if to_stdout:  # standard output holds the picture: no table after it
         return
     if fmt == "tsv":

@@ -33,6 +33,14 @@ class InflectGroup(click.Group):
         guard_standard_streams()
         return super().main(*args, **kwargs)
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        """The root context, with the arguments as given in ``ctx.meta["inflect.argv"]`` (what
+        a checkpoint records as the command that trained it)."""
+        given = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta["inflect.argv"] = given
+        return ctx
+
     def invoke(self, ctx: click.Context):
         import sys
 

@@ -65,6 +65,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
     from inflect.evaluation.runner import evaluate_predictor, load_gold
     from inflect.inference.explain import explain_all
     from inflect.inference.predictor import Predictor
+    from inflect.inference.user_models import checkpoint_languages
     from inflect.io.outputs import is_stdout
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.render.markdown import ambiguity_markdown
@@ -91,7 +92,8 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
 
     try:
         lexicons = given_lexicons(lexicon_files, languages)
-        gold = load_gold(languages, split, gold_files, data_dir)
+        gold = load_gold(languages, split, gold_files, data_dir,
+                         model_languages=checkpoint_languages(models))
         predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam,
                                                lexicons=lexicons)
         result = evaluate_predictor(predictor, gold, check_lexicon=False)
@@ -113,7 +115,8 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         return
     where = ", ".join(languages) or ", ".join(gold_files)
     title = f"Ambiguity report: {where} {split if not gold_files else ''}".rstrip()
-    about = {"models": ", ".join(models), "language": ", ".join(languages) or "—",
+    read = ", ".join(dict.fromkeys(e.language for e in gold))  # the files' or the model's
+    about = {"models": ", ".join(models), "language": ", ".join(languages) or read or "—",
              "split": f"gold files {where}" if gold_files else split, "beam": str(beam)}
     text = (ambiguity_html(found, title, about) if html
             else ambiguity_markdown(found, title, about))

@@ -24,6 +24,11 @@ from inflect.cli.options import (
 @click.option("--lang", "languages", multiple=True, callback=language_list,
               help="Load these languages' models at the start (repeatable, or a,b); the others "
                    "are loaded on first use.")
+@click.option("--model", "user_models", multiple=True, metavar="NAME=PATH",
+              help="Serve your model (a run folder or checkpoint, e.g. trained on your files) "
+                   "for the language NAME, beside the shipped models and instead of a shipped "
+                   "one of NAME (repeatable); PATH alone: for every language it knows. Listed "
+                   "in /v1/models.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes, each with its own models and search thread (on 2 cores, 1 "
                    "searches fastest: its batches already use every thread).")
@@ -59,8 +64,9 @@ from inflect.cli.options import (
 @device_option
 @threads_option
 @models_dir_option
-def serve_command(host, port, languages, workers, max_models, max_queue, max_wait, read_timeout,
-                  max_inputs, batch_window, lexicon_files, no_lexicon, device, threads, models_dir):
+def serve_command(host, port, languages, user_models, workers, max_models, max_queue, max_wait,
+                  read_timeout, max_inputs, batch_window, lexicon_files, no_lexicon, device,
+                  threads, models_dir):
     """Serve predictions over HTTP: a JSON API and a lookup page, the models loaded once.
 
     Then: curl 'localhost:8000/v1/inflect?lang=german&lemma=Haus&tags=N;DAT;PL' answers the
@@ -96,10 +102,12 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_wai
     from inflect.nn.vocab import UnknownSymbolWarning
     from inflect.serve.running import ServerError, check_address, run_server
 
+    served = _user_models(user_models)
     try:  # before any model loads: the address (a port in use, a bad --host), the models
         check_address(host, port)
         for language in languages:
-            default_model(language, models_dir)
+            if not any(name == language for name, _ in served):
+                default_model(language, models_dir)
     except (ServerError, ValueError, NoDefaultModelError, RegistryError) as exc:
         raise click.ClickException(str(exc)) from None
     warnings.simplefilter("ignore", UnknownSymbolWarning)  # kept in each record instead
@@ -107,7 +115,7 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_wai
         languages=tuple(languages), max_models=max_models, device=device,
         models_dir=models_dir, lexicon_files=tuple(lexicon_files), no_lexicon=no_lexicon,
         threads=choose_threads(threads), window=batch_window, max_queue=max_queue,
-        max_wait=max_wait, read_seconds=read_timeout, max_inputs=max_inputs,
+        max_wait=max_wait, read_seconds=read_timeout, max_inputs=max_inputs, models=served,
     )
     common = {"host": host, "port": port, "log_level": "info", "http": TimedH11Protocol,
               "timeout_graceful_shutdown": int(defaults.SERVE_SHUTDOWN_SECONDS)}
@@ -123,3 +131,24 @@ def serve_command(host, port, languages, workers, max_models, max_queue, max_wai
         run_server(app, workers=workers, **common)
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _user_models(given: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--model NAME=PATH`` (or ``PATH``) as ``(language, path)`` pairs, each checked: the
+    checkpoint is readable and knows the language (a path that is a file or folder named with
+    ``=`` is taken whole)."""
+    import os
+
+    from inflect.inference.user_models import user_model_language
+    from inflect.nn.checkpoint import CheckpointError
+
+    pairs: list[tuple[str, str]] = []
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or os.path.exists(text):
+            name, path = None, text
+        try:
+            pairs += [(language, path) for language in user_model_language(name, path)]
+        except (ValueError, FileNotFoundError, CheckpointError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--model") from None
+    return tuple(pairs)

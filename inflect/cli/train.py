@@ -21,7 +21,7 @@ from inflect.cli.options import (
 )
 from inflect.cli.output import output_format
 from inflect.cli.resolve import set_threads
-from inflect.nn.config import ATTENTION_SCORES, ENCODERS, ModelConfig
+from inflect.nn.config import ATTENTION_SCORES, ENCODERS, LAYERED_FEATURES, ModelConfig
 from inflect.training.config import PRESETS, TrainConfig
 
 #: `inflect train` options that set a config field: option name -> field.
@@ -31,7 +31,7 @@ _TRAIN_CONFIG_OPTIONS = {
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
     "language_temperature": "language_temperature", "emb_dim": "emb_dim",
     "hidden_dim": "hidden_dim", "layers": "layers", "hallucinate": "hallucinate",
-    "long_pairs": "long_pairs", "encoder": "encoder",
+    "long_pairs": "long_pairs", "encoder": "encoder", "layered_features": "layered_features",
 }
 
 #: ``--data-dir`` of train and queue (the other commands':
@@ -83,10 +83,23 @@ class _ReadHelp(click.Option):
 @click.command("train")
 @click.option("--lang", "lang", default=None, callback=languages_or_all,
               help="Language(s): a name or alias, a comma-separated list, or 'all' (one "
-                   "multilingual model with language symbols). Not needed with --resume.")
+                   "multilingual model with language symbols). With --train: the files' "
+                   "language, any name (a new one gets a spec made from the files). Not needed "
+                   "with --resume.")
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
               help="Training-data size of CoNLL-SIGMORPHON 2018 task 1 (default: high; with "
                    "--resume: the run's).")
+@click.option("--train", "train_files", multiple=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Train on your own file instead of the shared task's data (repeatable): "
+                   "lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form (2023). Needs "
+                   "--dev; the language is --lang (default: the file name's).")
+@click.option("--dev", "dev_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="With --train: the dev file(s) the model is selected on.")
+@click.option("--input-format", type=click.Choice(["auto", "2018", "2023"]), default="auto",
+              show_default=True,
+              help="Layout of the --train and --dev files (auto: each file's, from where its "
+                   "tag bundles are).")
 @click.option("--attention", default=_default("attention_mapping"), show_default=True,
               cls=_ReadHelp, make_help=lambda: f"Attention mapping: {_mappings()}.")
 @click.option("--output", "output_mapping", default=_default("output_mapping"),
@@ -97,6 +110,11 @@ class _ReadHelp(click.Option):
 @click.option("--encoder", type=click.Choice(ENCODERS), default=None,
               help=f"The encoder: {', '.join(ENCODERS)} (default: {_default('encoder')}, the "
                    "paper's BiLSTM).")
+@click.option("--layered-features", type=click.Choice(LAYERED_FEATURES), default=None,
+              help=f"How a UniMorph 4 layered feature (NOM(1,SG)) is read: parts (a symbol "
+                   f"per part with its layer's name, NOM(1) and NOM(SG): NOM(1,SG) and "
+                   f"NOM(1,PL) share NOM(1)) or opaque (one symbol); default: "
+                   f"{_default('layered_features')}.")
 @click.option("--learn-alpha", is_flag=True, default=False,
               help="Learn the attention alpha (starting from --attention's).")
 @click.option("--seed", type=click.IntRange(0, defaults.MAX_SEED), default=_default("seed"),
@@ -174,8 +192,8 @@ class _ReadHelp(click.Option):
                    "gone). Its network and vocabularies are kept; the training options given "
                    "here (--learning-rate, --seed, --epochs, ...) replace its own.")
 @_run_data_dir_option
-def train_command(lang, setting, attention, output_mapping, score, encoder, learn_alpha, seed,
-                  out_dir,
+def train_command(lang, setting, train_files, dev_files, input_format, attention, output_mapping,
+                  score, encoder, layered_features, learn_alpha, seed, out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
                   learning_rate, dev_sample,
                   language_temperature, hallucinate, long_pairs, checkpoint_minutes, precision,
@@ -183,15 +201,20 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     """Train a model on one or more languages and select it on dev accuracy.
 
     Example: inflect train --lang german --setting medium --attention entmax15 --output entmax15
-    --preset cpu-small --seed 1 --out runs/de. Ctrl-C or SIGTERM saves a state that --resume
+    --preset cpu-small --seed 1 --out runs/de. Your own files, of any language: inflect train
+    --train amh.trn --dev amh.dev --lang amharic --preset cpu-small --out runs/amh (a language
+    the package does not know gets a spec made from the files, stored in the checkpoint; see
+    inflect lang add). Ctrl-C or SIGTERM saves a state that --resume
     continues (the state is also saved every few minutes inside an epoch, so even a killed run
     loses at most those minutes). Data parallel on N processes (GPUs, or CPUs with gloo):
     torchrun --nproc-per-node N -m inflect train ... (each process takes --batch-size rows of
     every update).
     """
+    from inflect.io.provenance import command_line
     from inflect.nn.checkpoint import CheckpointError
     from inflect.nn.model import resolve_device
     from inflect.render.common import terminal_console
+    from inflect.text.records import DataFormatError
     from inflect.training.distributed import World
     from inflect.training.items import load_data
     from inflect.training.run_start import start_config
@@ -205,6 +228,7 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     options = dict(
         attention_mapping=attention, output_mapping=output_mapping, attention_score=score,
         learn_attention_alpha=learn_alpha or None, encoder=encoder, seed=seed,
+        layered_features=layered_features,
         batch_size=batch_size,
         learning_rate=learning_rate, dev_sample=dev_sample,
         language_temperature=language_temperature, emb_dim=emb_dim,
@@ -217,22 +241,32 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     if resume and init_from:
         raise click.UsageError("--init-from starts a new run and --resume continues one; give "
                                "one of them")
+    if (train_files or dev_files) and (setting or ctx.get_parameter_source("data_dir")
+                                       == click.core.ParameterSource.COMMANDLINE):
+        raise click.UsageError("--setting and --data-dir choose the shared task's data; with "
+                               "--train and --dev they have no effect (drop them)")
     try:
         config = start_config(preset, options, given, init_from=init_from, resume=resume)
-        if resume:
-            saved = saved_run(out_dir)
-            lang, setting = lang or saved["lang"], setting or saved["setting"]
-        elif lang is None:
-            raise click.UsageError("give --lang (a language, a comma-separated list or 'all')")
+        saved = saved_run(out_dir) if resume else None
         resolve_device(device)  # a wrong --device fails before the data are read
-        data = load_data(lang, setting or "high", data_dir)
-    except (ValueError, FileNotFoundError, CheckpointError) as exc:
+        if train_files or dev_files or (saved and "train" in saved):
+            data = _file_data(console, train_files, dev_files, lang, input_format, saved,
+                              out_dir)
+        else:
+            if saved:
+                lang, setting = lang or saved["lang"], setting or saved["setting"]
+            elif lang is None:
+                raise click.UsageError("give --lang (a language, a comma-separated list or "
+                                       "'all'), or your own files with --train and --dev")
+            data = load_data(lang, setting or "high", data_dir)
+    except (ValueError, FileNotFoundError, CheckpointError, DataFormatError) as exc:
         raise click.ClickException(str(exc)) from None
     console.print(_data_line(data, setting or "high"), markup=False)
     seconds = defaults.CHECKPOINT_SECONDS if checkpoint_minutes is None else 60 * checkpoint_minutes
     result = _train(console, config, data, out_dir, device=device, resume=resume,
                     max_epochs=epochs, patience=patience, checkpoint_seconds=seconds,
-                    precision=precision, init_from=init_from)
+                    precision=precision, init_from=init_from,
+                    command=command_line(ctx.find_root().meta.get("inflect.argv")))
     console.print(
         f"best dev accuracy {result.best_dev_accuracy:.2f}% at epoch {result.best_epoch} of "
         f"{result.epochs}{' (early stop)' if result.stopped_early else ''}; "
@@ -240,9 +274,44 @@ def train_command(lang, setting, attention, output_mapping, score, encoder, lear
     )
 
 
+def _file_data(console, train_files, dev_files, lang, input_format, saved, out_dir):
+    """The data of a run on the user's files (:func:`inflect.training.files.load_files`): those
+    given, or a resumed run's own (its paths, its language's spec); the note, on ``console``,
+    that a new language's spec was made from them and where it is kept."""
+    from inflect.text.languages import user_langs_dir
+    from inflect.training.files import load_files
+
+    spec = None
+    if saved is not None:
+        if "train" not in saved:
+            raise click.UsageError(f"{out_dir} was trained on the shared task's data; resume it "
+                                   "without --train/--dev")
+        train_files, dev_files = train_files or saved["train"], dev_files or saved["dev"]
+        lang, spec = saved["lang"], saved["spec"]
+        for path in (*train_files, *dev_files):
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"{out_dir} was trained on {path}, which is not there "
+                                        "any more; give its files with --train FILE --dev FILE")
+    found = load_files(train_files, dev_files, lang, input_format, spec)
+    if found.derived is not None:
+        name = found.language
+        console.print(
+            f"{name}: a language the package does not know; its spec was made from the data "
+            f"({found.derived.summary()}) and is stored in the checkpoint "
+            f"({os.path.join(out_dir, 'model.safetensors')}). To see or edit it, or to make it "
+            f"known to every command: inflect lang add {name} --from {out_dir} (your languages "
+            f"folder: {user_langs_dir()})", markup=False, style="yellow")
+    return found.data
+
+
 def _data_line(data, setting: str) -> str:
     """The line that says what a run trains on: its training and dev examples, its first
-    languages, the setting, and the languages that took a smaller setting's data."""
+    languages, the setting (or the files), and the languages that took a smaller setting's
+    data."""
+    if "train_files" in data.description:
+        files = [r["file"] for r in data.description["train_files"]]
+        return (f"{len(data.train)} training and {len(data.dev)} dev examples "
+                f"({data.description['languages'][0]}; {', '.join(files)})")
     extra = data.description.get("smaller_settings")
     return (f"{len(data.train)} training and {len(data.dev)} dev examples "
             f"({', '.join(data.description['languages'][:8])}"

@@ -22,17 +22,22 @@ import functools
 import gzip
 import json
 import os
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inflect.defaults import SETTINGS
-from inflect.text.records import TagBundle
+from inflect.text.records import Example, TagBundle
 
 __all__ = [
     "FORMAT",
     "CellTable",
     "CellsError",
+    "attested_cells",
     "cells_file",
+    "cells_record",
     "load_cells",
 ]
 
@@ -62,17 +67,34 @@ class CellTable:
             sorted by text).
         without_part_of_speech: language -> its bundles without a part-of-speech feature
             (Navajo's possessives ``PSS1P``, ...): no paradigm's cells, but bundles its data use.
+        source: where the cells come from, in words (default: ``conll2018-task1 train-SETTING``;
+            a checkpoint's: its training files, :func:`cells_record`).
     """
 
     setting: str
     path: Path
     languages: dict[str, dict[str, tuple[str, ...]]]
     without_part_of_speech: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    source: str = ""
 
     @property
     def split_name(self) -> str:
-        """The split the cells come from (``"train-high"``)."""
-        return f"train-{self.setting}"
+        """The split the cells come from (``"train-high"``; a checkpoint's training files)."""
+        return f"train-{self.setting}" if self.setting else "training data"
+
+    @property
+    def described(self) -> str:
+        """Where the cells come from, in words (a paradigm's ``cells_from``)."""
+        return self.source or f"conll2018-task1 {self.split_name}"
+
+    @classmethod
+    def from_record(cls, record: Any, path: str | Path) -> CellTable:
+        """The table of a :func:`cells_record` (stored in a checkpoint, ``path``).
+
+        Raises:
+            CellsError: a malformed record (naming ``path``).
+        """
+        return _table(record, Path(path), "", str((record or {}).get("source", "")))
 
     def bundles(self, language: str, pos: str) -> tuple[TagBundle, ...]:
         """The tag bundles of ``language`` (shared-task name) for the part of speech ``pos``
@@ -107,6 +129,11 @@ def _load(path: Path, setting: str) -> CellTable:
             f"{path}: not a readable cells file ({exc}); write it again with "
             "recipes/paradigms/make_cells.py"
         ) from None
+    return _table(data, path, setting)
+
+
+def _table(data: Any, path: Path, setting: str, source: str = "") -> CellTable:
+    """The :class:`CellTable` of a cells file's (or record's) JSON, checked."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise CellsError(
@@ -130,7 +157,40 @@ def _load(path: Path, setting: str) -> CellTable:
         isinstance(v, list) and all(isinstance(t, str) for t in v) for v in apart.values()
     ):
         raise CellsError(f"{path}: 'without_part_of_speech' must map languages to tag bundles")
-    return CellTable(setting, path, out, {name: tuple(v) for name, v in apart.items()})
+    return CellTable(setting, path, out, {name: tuple(v) for name, v in apart.items()}, source)
+
+
+def attested_cells(examples: Iterable[Example]) -> tuple[dict[str, list[str]], list[str]]:
+    """The cells a language's training examples attest: part of speech -> its tag bundles, and
+    the bundles without a part of speech, each list sorted by text.
+
+    Each distinct tag bundle (a multiset of UniMorph features) is kept once, written as the data
+    write it most often (ties: the first seen), under its part of speech
+    (:func:`inflect.text.unimorph.part_of_speech`: the most specific part-of-speech feature).
+    """
+    from inflect.text.unimorph import part_of_speech
+
+    spellings: dict[tuple[str, ...], Counter[str]] = {}
+    for example in examples:
+        spellings.setdefault(example.tags.multiset, Counter())[example.tags.text] += 1
+    by_pos: dict[str, list[str]] = {}
+    without: list[str] = []
+    for features, written in spellings.items():
+        pos = part_of_speech(features)
+        if pos is None:
+            without.append(written.most_common(1)[0][0])
+            continue
+        by_pos.setdefault(pos, []).append(written.most_common(1)[0][0])
+    return {pos: sorted(b) for pos, b in sorted(by_pos.items())}, sorted(without)
+
+
+def cells_record(language: str, examples: Iterable[Example], source: str) -> dict[str, Any]:
+    """The cells of one language's training ``examples`` as a cells file's JSON (the shipped
+    files' layout, with ``source``: the files, in words), to store in a checkpoint; read back by
+    :meth:`CellTable.from_record`."""
+    by_pos, without = attested_cells(examples)
+    return {"format": FORMAT, "source": source, "languages": {language: by_pos},
+            "without_part_of_speech": {language: without} if without else {}}
 
 
 def load_cells(setting: str, folder: str | os.PathLike[str] | None = None) -> CellTable:

@@ -276,6 +276,7 @@ def load_gold(
     gold_files: Sequence[str | os.PathLike[str]] = (),
     data_dir: str | os.PathLike[str] | None = None,
     fmt: Format = "auto",
+    model_languages: Sequence[str] = (),
 ) -> list[Example]:
     """The gold inputs of an evaluation: files, or a shared-task split per language.
 
@@ -289,6 +290,10 @@ def load_gold(
         data_dir: the data folder for ``split`` (default: :func:`inflect.corpora.manifests.data_dir`).
         fmt: the layout of ``gold_files``: ``"auto"`` (:func:`inflect.text.layouts.detect_format`),
             ``"2018"``, ``"2023"`` or ``"covered"``.
+        model_languages: the languages of the model evaluated
+            (:func:`inflect.inference.user_models.checkpoint_languages`): a gold file whose name
+            gives none of them is of the model's language where it has one (``amh.tst`` for a
+            model of Amharic).
 
     Raises:
         ValueError: neither files nor languages, mismatched counts, or the split
@@ -308,7 +313,7 @@ def load_gold(
         names = (
             [resolve(n).name for n in languages]
             if languages
-            else [language_of_file(p) for p in gold_files]
+            else [_gold_language(p, model_languages) for p in gold_files]
         )
         gold: list[Example] = []
         for path, name in zip(gold_files, names, strict=True):
@@ -325,6 +330,21 @@ def load_gold(
     for name in languages:
         gold.extend(load_split(resolve(name).name, split, data_dir))
     return gold
+
+
+def _gold_language(path: str | os.PathLike[str], model_languages: Sequence[str]) -> str:
+    """The language of a gold file: its name's (``german-dev``), else the model's where it has
+    one language (``amh.tst`` for a model of Amharic, ``de50-dev`` for a German model).
+
+    Raises:
+        ValueError: the name gives no language and the model has none or several.
+    """
+    try:
+        return language_of_file(path)
+    except ValueError:
+        if len(model_languages) != 1:
+            raise
+        return model_languages[0]
 
 
 def evaluate_checkpoints(
@@ -363,8 +383,10 @@ def evaluate_checkpoints(
         FileNotFoundError, CheckpointError, ValueError: as the functions called.
     """
     from inflect.inference.predictor import Predictor
+    from inflect.inference.user_models import checkpoint_languages
 
-    gold = load_gold(languages, split, gold_files, data_dir, fmt)
+    known = checkpoint_languages(models)  # the model's languages, by name, however new
+    gold = load_gold(languages, split, gold_files, data_dir, fmt, known)
     predictor = Predictor.from_checkpoints(
         models, device=device, beam_size=beam_size, lexicons=lexicons, tag_format=tag_format
     )

@@ -229,8 +229,8 @@ def score_files(
     Args:
         pred_paths: prediction files (``lemma<TAB>form<TAB>tags``, see :func:`read_predictions`).
         gold_paths: gold files, one per prediction file.
-        languages: one language name or alias per pair, resolved with
-            :func:`inflect.text.languages.resolve`; default: the language each gold file's name
+        languages: one language name or alias per pair (:func:`language_label`: a new
+            language's name is taken as given); default: the language each gold file's name
             gives (``german-dev`` -> ``german``), else the name itself as the pair's label
             (``gold``, ``de50-dev`` -> ``de50``): scoring needs no language, as the shared
             task's ``evalm.py`` scores any two files.
@@ -261,9 +261,7 @@ def score_files(
                 f"{len(languages)} language(s) for {len(gold_paths)} gold file(s); give one "
                 f"--lang per --gold, or none to take the language from the gold file names"
             )
-        from inflect.text.languages import resolve
-
-        names = [resolve(name).name for name in languages]
+        names = [language_label(name) for name in languages]
     else:
         names = _labels(gold_paths)
     repeated = sorted({name for name in names if names.count(name) > 1})
@@ -292,6 +290,29 @@ def _labels(gold_paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     names = [name for name, _ in found]
     return [name if is_language or names.count(name) == 1 else str(path)
             for path, (name, is_language) in zip(gold_paths, found, strict=True)]
+
+
+def language_label(name: str) -> str:
+    """The language a row of scores is labelled with: a known language's shared-task name
+    (``de`` -> ``german``), else the name as given (a language of the user's own, ``amharic``:
+    scoring strings needs no spec, so no language is refused for being new).
+
+    Raises:
+        AmbiguousLanguageError: a name several known languages share (``kurdish``).
+    """
+    from inflect.text.languages import (
+        AmbiguousLanguageError,
+        UnknownLanguageError,
+        name_key,
+        resolve,
+    )
+
+    try:
+        return resolve(name).name
+    except AmbiguousLanguageError:
+        raise
+    except UnknownLanguageError:
+        return name_key(name) or name
 
 
 #: The least share of a language's gold inputs that must have a prediction when most of its

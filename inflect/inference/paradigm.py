@@ -38,6 +38,7 @@ from inflect.inference.outcomes import Form, Prediction
 from inflect.inference.paradigm_cells import CellCatalogue, ParadigmError, features_key, layout
 from inflect.inference.predictor import Predictor
 from inflect.inference.queries import InputError, clean_edges, make_query
+from inflect.inference.user_models import cell_tables
 from inflect.text.encodings import decode_line, refuse_wide
 from inflect.text.layouts import HEADER_NAMES
 from inflect.text.records import TagBundle, control_problem
@@ -339,8 +340,9 @@ class Paradigms:
     ) -> None:
         self.predictor = predictor
         self.setting = setting or _model_setting(predictor)
-        #: The cells, chosen for :attr:`setting`.
-        self.catalogue = CellCatalogue(self.setting, cells_dir)
+        #: The cells, chosen for :attr:`setting`; those a checkpoint carries first.
+        self.catalogue = CellCatalogue(self.setting, cells_dir, cell_tables(
+            (loaded.path, loaded.metadata) for loaded in predictor.loaded))
 
     @classmethod
     def from_default(
@@ -434,17 +436,17 @@ class Paradigms:
         pos = self.catalogue.part_of_speech(name, pos, src, line)
         table = self.catalogue.table(name)
         bundles = list(table.bundles(name, pos))
-        known = self.predictor.features
-        unknown = [b for b in bundles if not b.features <= known]
+        reads = self.predictor.reads
+        unknown = [b for b in bundles if not all(reads(f) for f in b.features)]
         notes = []
         if unknown:
-            missing = sorted({f for b in unknown for f in b.features - known})
+            missing = sorted({f for b in unknown for f in b.features if not reads(f)})
             notes.append(
                 f"{len(unknown)} cell(s) left out: the model does not know the UniMorph "
                 f"feature(s) {', '.join(missing)} ({', '.join(b.text for b in unknown[:5])}"
                 f"{', ...' if len(unknown) > 5 else ''})"
             )
-            bundles = [b for b in bundles if b.features <= known]
+            bundles = [b for b in bundles if all(reads(f) for f in b.features)]
         placed = layout([b.multiset for b in bundles])
         bundles = [bundles[i] for i in placed.order]
         return ParadigmPlan(
@@ -455,7 +457,7 @@ class Paradigms:
             places=tuple(placed.places[i] for i in placed.order),
             queries=tuple(make_query(request.lemma, b, name) for b in bundles),
             placed=placed,
-            cells_from=f"conll2018-task1 {table.split_name}",
+            cells_from=table.described,
             notes=tuple(notes),
         )
 

@@ -147,10 +147,14 @@ class CellCatalogue:
             for the language); a language without data of it falls back to the largest setting
             that has some.
         cells_dir: folder of the cells files (default: the shipped :mod:`inflect.corpora.cells`).
+        tables: cells stored in checkpoints (a model trained on a user's files,
+            :meth:`~inflect.corpora.cells.CellTable.from_record`), consulted first for the
+            languages they hold.
     """
 
     def __init__(
-        self, setting: str | None = None, cells_dir: str | os.PathLike[str] | None = None
+        self, setting: str | None = None, cells_dir: str | os.PathLike[str] | None = None,
+        tables: Sequence[CellTable] = (),
     ) -> None:
         if setting is not None and setting not in defaults.SETTINGS:
             raise ValueError(
@@ -158,6 +162,7 @@ class CellCatalogue:
             )
         self.setting = setting
         self.cells_dir = Path(cells_dir) if cells_dir is not None else None
+        self.tables = tuple(tables)
 
     def table(self, language: str) -> CellTable:
         """The :class:`~inflect.corpora.cells.CellTable` for ``language`` (shared-task name).
@@ -165,6 +170,9 @@ class CellCatalogue:
         Raises:
             ParadigmError: no cells are shipped for the language.
         """
+        for table in self.tables:
+            if language in table.languages:
+                return table
         order = list(defaults.SETTINGS)
         if self.setting is not None:
             order.remove(self.setting)
@@ -175,7 +183,8 @@ class CellCatalogue:
                 return table
         raise ParadigmError(
             f"no paradigm cells are shipped for {language}: the shared task has no training "
-            "data for it"
+            "data for it (a model trained on your files with `inflect train --train FILE` "
+            "carries the cells of its training data)"
         )
 
     def parts_of_speech(self, language: str) -> dict[str, int]:
@@ -236,9 +245,10 @@ class CellCatalogue:
         given = POS_ALIASES.get(given.casefold(), given)
         match = next((p for p in counts if p.casefold() == given.casefold()), None)
         if match is None:
-            split = self.table(name).split_name
+            table = self.table(name)
+            split = f"the {table.split_name} data" if not table.source else table.source
             raise ParadigmError(
-                f"{name} has no {given} cells in the {split} data; it has: {self._offer(name)}",
+                f"{name} has no {given} cells in {split}; it has: {self._offer(name)}",
                 None,
                 source,
                 line,

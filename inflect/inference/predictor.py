@@ -36,11 +36,13 @@ from inflect.inference.outcomes import Form, Outcome, Prediction
 from inflect.inference.queries import InputError, Prepared, make_query
 from inflect.inference.searcher import Searcher
 from inflect.lexicon import Consultation, Lexicon, Lexicons
+from inflect.nn.batching import Vocabularies
 from inflect.nn.checkpoint import LoadedModel
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import CharCodec
 from inflect.text.languages import resolve
+from inflect.text.layers import feature_symbols
 from inflect.text.records import Example, TagBundle, quoted
 
 __all__ = ["Predictor", "load_predictor"]
@@ -128,6 +130,9 @@ class Predictor(Searcher):
         self.features: frozenset[str] = frozenset.intersection(
             *(frozenset(_known_features(m)) for m in self.members)
         )
+        self._feature_parts = [
+            (frozenset(_known_features(m)), Vocabularies.of(m).parts) for m in self.members
+        ]
         langs = [_known_languages(m) for m in self.loaded]
         nonempty = [s for s in langs if s]
         self.languages: tuple[str, ...] = tuple(
@@ -138,6 +143,14 @@ class Predictor(Searcher):
         #: the registry name of the shipped model (:meth:`from_default`), named in every
         #: record (:attr:`Prediction.model`); None for checkpoints given by path.
         self.model_name: str | None = None
+
+    def reads(self, feature: str) -> bool:
+        """Whether every member saw ``feature`` in training: the feature itself, or for a model
+        that reads layered features as their parts (``layered_features = "parts"``), each of its
+        parts (``NOM(1,PL)`` after training on ``NOM(1,SG)`` and ``NOM(3,PL)``)."""
+        return all(
+            set(feature_symbols(feature, parts)) <= known for known, parts in self._feature_parts
+        )
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -256,7 +269,7 @@ class Predictor(Searcher):
         if not "".join(symbols).strip():
             raise InputError("empty lemma", query.lemma, src, line)
         asked, notes = self._read_tags(query, codec.spec.name)
-        unknown = sorted(f for f in asked.features if f not in self.features)
+        unknown = sorted(f for f in asked.features if not self.reads(f))
         if unknown and self.strict:
             known = ", ".join(sorted(self.features)) or "none"
             plural = "s" if len(unknown) > 1 else ""
@@ -350,7 +363,7 @@ class Predictor(Searcher):
 
         dialect = detect_dialect(tags.text) if self.tag_format == "auto" else self.tag_format
         shipped = self.model_name is not None
-        if not shipped and (dialect == "unimorph" or tags.features <= self.features):
+        if not shipped and (dialect == "unimorph" or all(map(self.reads, tags.features))):
             return tags, (), None  # a model given by path, trained on tags written this way
         known = language_bundles(language)
         try:

@@ -40,12 +40,21 @@ __all__ = [
     "EncodedItems",
     "Vocabularies",
     "make_batch",
+    "model_features",
     "output_symbols",
     "unseen_positions",
 ]
 
 #: Label index ignored by the loss (as in :class:`torch.nn.CrossEntropyLoss`).
 IGNORE_INDEX = -100
+
+
+def model_features(features: Iterable[str], parts: bool) -> tuple[str, ...]:
+    """The feature symbols a model reads for a tag bundle's features (repeats kept): each
+    layered feature one symbol, or one per part (:func:`inflect.text.layers.feature_symbols`)."""
+    from inflect.text.layers import feature_symbols
+
+    return tuple(s for f in features for s in feature_symbols(f, parts))
 
 
 @dataclass
@@ -115,6 +124,8 @@ class Vocabularies:
         language: language names, or None (no language symbol).
         multiset: True when a repeated feature of a bundle counts (``config.tag_bundles ==
             "multiset"``), False when repeats are dropped (a set: older checkpoints).
+        parts: True when a layered feature is read as its parts (``config.layered_features ==
+            "parts"``, :func:`inflect.text.layers.feature_symbols`), False: as one symbol.
     """
 
     source: Vocab
@@ -122,6 +133,7 @@ class Vocabularies:
     feature: Vocab | None = None
     language: Vocab | None = None
     multiset: bool = False
+    parts: bool = False
 
     @classmethod
     def of(cls, model: Any) -> Vocabularies:
@@ -132,6 +144,7 @@ class Vocabularies:
             model.feature_vocab,
             model.language_vocab,
             getattr(model.config, "tag_bundles", "set") == "multiset",
+            getattr(model.config, "layered_features", "opaque") == "parts",
         )
 
 
@@ -177,6 +190,8 @@ class EncodedItems:
             if len(s) == 0:
                 raise ValueError(f"source {i} is empty")
             self.source.append(torch.tensor(vocabs.source.encode(s, warn=warn), dtype=torch.long))
+        if vocabs.parts and features is not None:
+            features = [model_features(f, True) for f in features]
         self.features = self._features(
             vocabs.feature, features, n, warn, vocabs.multiset, known_features
         )

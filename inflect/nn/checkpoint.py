@@ -58,17 +58,21 @@ class CheckpointError(ValueError):
 
 
 def versions() -> dict[str, str]:
-    """Versions of the software that wrote a checkpoint."""
+    """Versions of the software that wrote a checkpoint, and the git commit of the code where
+    it ran from a git working tree (:func:`inflect.io.provenance.source_commit`)."""
     import safetensors
 
     from inflect import __version__
+    from inflect.io.provenance import source_commit
 
-    return {
+    found = {
         "sparse-inflect": __version__,
         "torch": torch.__version__,
         "safetensors": safetensors.__version__,
         "python": platform.python_version(),
     }
+    commit = source_commit()
+    return found | ({"sparse-inflect-commit": commit} if commit else {})
 
 
 def save_tensors(
@@ -132,6 +136,7 @@ def save_model(
     state_dict: dict[str, torch.Tensor] | None = None,
     codec: dict[str, Any] | None = None,
     settings: dict[str, Any] | None = None,
+    cells: dict[str, Any] | None = None,
 ) -> None:
     """Write a self-contained model checkpoint (``model.safetensors``) atomically.
 
@@ -146,6 +151,8 @@ def save_model(
         settings: the training procedure's config fields
             (:meth:`inflect.training.config.TrainConfig.to_dict`), stored beside the network's in
             the flat ``config`` (see :meth:`Seq2Seq.metadata`); None: the network's alone.
+        cells: the paradigm cells of the training data (:func:`inflect.corpora.cells.cells_record`)
+            of a model trained on a user's files, or None.
 
     Raises:
         ValueError: ``settings`` names a field of the network.
@@ -163,6 +170,8 @@ def save_model(
     }
     if codec is not None:
         meta["codec"] = codec
+    if cells is not None:
+        meta["cells"] = cells
     save_tensors(path, state_dict if state_dict is not None else model.state_dict(), meta)
 
 
@@ -460,13 +469,27 @@ def load_checkpoint(
         raise CheckpointError(f"{path}: cannot rebuild the model ({exc})") from None
     network.to(resolve_device(device))
     network.eval()
-    from inflect.text.languages import LanguageSpec
+    languages = stored_languages(path, meta)
+    return LoadedModel(network, languages, _codec(path, meta), meta, path)
+
+
+def stored_languages(path: Path, meta: dict[str, Any]) -> dict[str, LanguageSpec]:
+    """The language specs checkpoint ``path`` stores (its metadata ``meta``), by name, each made known to
+    :func:`inflect.text.languages.resolve` for the rest of the process where no shipped or user
+    spec has its name (:func:`inflect.text.languages.remember`: a model of a user's language).
+
+    Raises:
+        CheckpointError: a stored spec that is malformed.
+    """
+    from inflect.text.languages import LanguageSpec, remember
 
     try:
         languages = {d["name"]: LanguageSpec.from_dict(d) for d in meta.get("languages", [])}
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: cannot rebuild the language specs ({exc})") from None
-    return LoadedModel(network, languages, _codec(path, meta), meta, path)
+    for spec in languages.values():
+        remember(spec)
+    return languages
 
 
 def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> Seq2Seq:
@@ -562,33 +585,3 @@ def _unreadable(path: Path) -> None:
     if not path.is_file() or not os.access(path, os.R_OK):
         raise FileNotFoundError(f"{path}: not a readable checkpoint file")
 
-
-def optimizer_to_tensors(
-    optimizer: torch.optim.Optimizer,
-) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-    """Split an optimizer's state dict into tensors (for safetensors) and JSON."""
-    sd = optimizer.state_dict()
-    tensors: dict[str, torch.Tensor] = {}
-    plain: dict[str, dict[str, Any]] = {}
-    for pid, st in sd["state"].items():
-        for key, value in st.items():
-            if isinstance(value, torch.Tensor):
-                tensors[f"optim.{pid}.{key}"] = value
-            else:
-                plain.setdefault(str(pid), {})[key] = value
-    return tensors, {"param_groups": sd["param_groups"], "plain_state": plain}
-
-
-def optimizer_from_tensors(
-    optimizer: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict[str, Any]
-) -> None:
-    """Inverse of :func:`optimizer_to_tensors`: load the state into ``optimizer``."""
-    state: dict[int, dict[str, Any]] = {}
-    for name, value in tensors.items():
-        if not name.startswith("optim."):
-            continue
-        _, pid, key = name.split(".", 2)
-        state.setdefault(int(pid), {})[key] = value
-    for pid, st in meta.get("plain_state", {}).items():
-        state.setdefault(int(pid), {}).update(st)
-    optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})

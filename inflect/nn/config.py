@@ -47,6 +47,11 @@ ENCODERS = ("bilstm", "transformer")
 #: How a model reads a tag bundle (``ModelConfig.tag_bundles``): ``"multiset"`` (repeats count) or
 #: ``"set"`` (repeats dropped; checkpoints written before the field).
 TAG_BUNDLES = ("multiset", "set")
+#: How a model reads a UniMorph 4 layered feature (``ModelConfig.layered_features``): ``"opaque"``
+#: (the feature is one symbol; the default, and every checkpoint written before the field) or
+#: ``"parts"`` (one symbol per part, with the layer's name: ``NOM(1,SG)`` -> ``NOM(1)``,
+#: ``NOM(SG)``).
+LAYERED_FEATURES = ("opaque", "parts")
 
 #: The feature that marks an autoencoding (copy) item (see ``TrainConfig.copy_examples``).
 COPY_FEATURE = "<copy>"
@@ -139,6 +144,14 @@ class ModelConfig:
         encoder: the encoder (:data:`ENCODERS`): ``"bilstm"`` (the paper's; every checkpoint
             written before this field, whose config lacks it) or ``"transformer"``
             (:mod:`inflect.nn.transformer`).
+        layered_features: how a UniMorph 4 layered feature of a tag bundle is read
+            (:data:`LAYERED_FEATURES`, :func:`inflect.text.layers.feature_symbols`): ``"opaque"``
+            (one symbol: the default, and every checkpoint written before this field, which
+            :meth:`from_dict` gives where it is missing) or ``"parts"`` (each part a symbol
+            with its layer's name, so that ``NOM(1,SG)`` and ``NOM(1,PL)`` share ``NOM(1)``).
+            Compared on the same data (recipes/user_language/README.md), neither was more
+            accurate beyond a seed's noise, opaque the better on average, hence the default.
+            Bundles without layers read the same either way. A resumed run keeps its model's.
     """
 
     emb_dim: int = 300
@@ -154,6 +167,7 @@ class ModelConfig:
     max_decode_len: int | None = changeable(None, WARM_START)
     tag_bundles: str = changeable("multiset", WARM_START, RESUME)
     encoder: str = "bilstm"
+    layered_features: str = changeable("opaque", RESUME)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -197,6 +211,9 @@ class ModelConfig:
             raise ValueError("config learn_attention_alpha needs an initial attention α > 1")
         if self.encoder not in ENCODERS:
             raise ValueError(f"config encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        if self.layered_features not in LAYERED_FEATURES:
+            raise ValueError(f"config layered_features must be one of {LAYERED_FEATURES}, got "
+                             f"{self.layered_features!r}")
         if self.tag_bundles not in TAG_BUNDLES:
             raise ValueError(
                 f"config tag_bundles must be one of {TAG_BUNDLES}, got {self.tag_bundles!r}"
@@ -224,7 +241,8 @@ class ModelConfig:
     def from_dict(cls, d: Mapping[str, Any]) -> ModelConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error. A dict without
         ``tag_bundles`` (written before the field existed) is a model that read tag bundles
-        as sets: ``tag_bundles="set"``; one without ``encoder`` is a BiLSTM (the default).
+        as sets: ``tag_bundles="set"``; one without ``encoder`` is a BiLSTM (the default); one
+        without ``layered_features`` read layered features as one symbol each (``"opaque"``).
 
         Raises:
             ValueError: on an unknown key or an invalid value.
@@ -233,7 +251,7 @@ class ModelConfig:
         unknown = sorted(set(d) - names)
         if unknown:
             raise ValueError(f"unknown config keys: {', '.join(unknown)}")
-        return cls(**({"tag_bundles": "set"} | dict(d)))
+        return cls(**({"tag_bundles": "set", "layered_features": "opaque"} | dict(d)))
 
     @classmethod
     def from_flat(cls, flat: Mapping[str, Any]) -> ModelConfig:

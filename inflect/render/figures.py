@@ -7,8 +7,9 @@ mathtext by matplotlib. Rendering only: the figures come from :mod:`inflect.eval
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from inflect.render.ambiguity_parts import SIZE_CLASSES, size_class
@@ -294,18 +295,99 @@ def _weight_text(weight: float) -> str:
     return "<.01" if weight < 0.005 else f"{weight:.2f}".lstrip("0")
 
 
+def figure_texts(explanation: Explanation) -> list[str]:
+    """Every text an attention figure draws besides its numbers and fixed labels."""
+    pred = explanation.prediction
+    texts = [pred.lemma, pred.tags, pred.language, *explanation.source]
+    for panel in attention_panels(explanation):
+        texts += [panel.form, *panel.target]
+    return texts
+
+
+@functools.cache
+def _charmap(path: str) -> frozenset[int]:
+    """The code points a font file has glyphs for (empty where it cannot be read)."""
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        return frozenset(FT2Font(path).get_charmap())
+    except (OSError, RuntimeError, ValueError):
+        return frozenset()
+
+
+def figure_fonts(texts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The font families a figure of ``texts`` is drawn with, and the characters no font has.
+
+    The first family is matplotlib's default (DejaVu Sans); where it lacks characters of the
+    texts (Ethiopic, Han, ...), the installed fonts that have them follow, as matplotlib's
+    per-character fallback reads the list (never the Last Resort font, which draws every
+    character as a box).
+
+    Returns:
+        ``(families, missing)``: the ``font.family`` list, and the characters (sorted) that no
+        installed font has.
+    """
+    import unicodedata
+
+    from matplotlib import font_manager, rcParams
+
+    default = font_manager.findfont(font_manager.FontProperties(family=rcParams["font.family"]))
+    families = [font_manager.FontProperties(fname=default).get_name()]
+    missing = {c for text in texts for c in text if unicodedata.category(c)[0] not in "CZ"
+               and ord(c) not in _charmap(default)}
+    for entry in font_manager.fontManager.ttflist:
+        if not missing:
+            break
+        if "last resort" in entry.name.casefold():
+            continue
+        found = {c for c in missing if ord(c) in _charmap(entry.fname)}
+        if found:
+            missing -= found
+            if entry.name not in families:
+                families.append(entry.name)
+    return families, sorted(missing)
+
+
+def font_note(texts: Sequence[str]) -> str | None:
+    """What to install where a figure of ``texts`` (:func:`figure_texts`) would draw characters
+    as boxes (no installed font has them), naming their scripts and a font family that covers
+    each (Noto); None when every character has a font."""
+    _, missing = figure_fonts(texts)
+    if not missing:
+        return None
+    from fontTools import unicodedata as fontdata
+
+    scripts = sorted({fontdata.script_name(fontdata.script(c), "") for c in missing} - {""})
+    shown = "".join(missing[:12]) + ("…" if len(missing) > 12 else "")
+    fonts = ", ".join(f"Noto Sans {name}" for name in scripts) or "a Noto font"
+    return (f"no installed font has {len(missing)} character(s) of the picture ({shown}"
+            f"{'; ' + ', '.join(scripts) if scripts else ''}): they are drawn as boxes. Install "
+            f"a font that has them, e.g. {fonts} (Debian/Ubuntu: apt install fonts-noto; or "
+            "from https://fonts.google.com/noto), then clear matplotlib's font cache "
+            "(~/.cache/matplotlib) and run again")
+
+
 def attention_figure(explanation: Explanation, max_forms: int | None = None) -> Any:
     """The attention of an explanation's strings as a matplotlib figure: one heat map panel per
     form (``explanation.panels``, at most ``max_forms``; the best string alone where there are
     no panels), each titled with its form and probability (and the number of token strings that
     spell it, where several: the map is the most probable one's); rows are target symbols then
     ``</s>``, columns source symbols (right to left for a right-to-left language); each nonzero
-    weight is written in its cell, exact zeros are blank (white); one shared colour scale.
+    weight is written in its cell, exact zeros are blank (white); one shared colour scale. A
+    script the default font lacks is drawn with an installed font that has it
+    (:func:`figure_fonts`; :func:`font_note` says what to install where none has).
 
     Raises:
         RuntimeError: matplotlib is not installed (``pip install 'sparse-inflect[plot]'``).
     """
     plt = check_plotting()
+    families, _ = figure_fonts(figure_texts(explanation))
+    with plt.rc_context({"font.family": families}):
+        return _attention_figure(plt, explanation, max_forms)
+
+
+def _attention_figure(plt: Any, explanation: Explanation, max_forms: int | None) -> Any:
+    """:func:`attention_figure`'s drawing, in the fonts chosen."""
     import numpy as np
 
     panels = attention_panels(explanation)
@@ -376,13 +458,16 @@ def attention_png(explanation: Explanation, max_forms: int | None = None) -> byt
         RuntimeError: matplotlib is not installed.
     """
     import io
+    import warnings
 
     fig = attention_figure(explanation, max_forms)
     import matplotlib.pyplot as plt
 
     try:
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=120)
+        with warnings.catch_warnings():  # said once by font_note, not once per glyph
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            fig.savefig(buffer, format="png", dpi=120)
         return buffer.getvalue()
     finally:
         plt.close(fig)

@@ -348,6 +348,22 @@ def models_commands(models: Sequence[ShippedModel], *, every_row: bool = False) 
     return lines
 
 
+def rows_table(header: Sequence[str], rows: Sequence[Sequence[object]], title: str | None = None,
+               caption: str | None = None) -> Table:
+    """A plain table of ``rows`` under ``header`` (numbers right-aligned, every cell verbatim):
+    the terminal form of a table whose TSV is :func:`inflect.render.tsv.tsv_table` of the same
+    rows (``inflect lang list``, ``inflect runs compare``)."""
+    table = Table(title=title, caption=caption)
+    numeric = [bool(rows) and all(isinstance(r[i], int | float) or r[i] in ("", None)
+                                  for r in rows) for i in range(len(header))]
+    for name, right in zip(header, numeric, strict=True):
+        table.add_column(name.replace("_", " "), justify="right" if right else "left")
+    for row in rows:
+        table.add_row(*(Text("" if v is None else f"{v:g}" if isinstance(v, float) else str(v))
+                        for v in row))
+    return table
+
+
 def queue_table(statuses: Sequence[LanguageStatus], title: str) -> Table:
     """A per-language training queue: language, state, epochs (done/at most), best dev accuracy
     (%), its epoch, CPU minutes spent; a last line counts the states."""

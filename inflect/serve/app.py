@@ -248,7 +248,7 @@ def _page_route(app: FastAPI, service: Service) -> None:
     from inflect.text.records import TagBundle
     from inflect.text.unimorph import part_of_speech
 
-    catalogue = CellCatalogue()
+    catalogue = CellCatalogue(tables=service.pool.cell_tables)
     languages = sorted(
         ((m.language, f"{resolve(m.language).display_name} ({m.language})")
          for m in service.catalogue),

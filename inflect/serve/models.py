@@ -32,6 +32,12 @@ from inflect import defaults
 from inflect.inference.paradigm import Paradigms
 from inflect.inference.predictor import Predictor
 from inflect.inference.registry import ShippedModel, default_model, list_models
+from inflect.inference.user_models import (
+    cell_tables,
+    checkpoint_languages,
+    checkpoint_metadata,
+    user_model,
+)
 from inflect.lexicon import FileLexicon, Lexicon, Lexicons, load_lexicons
 
 __all__ = ["SHIPPED_LEXICON", "ModelPool", "SearchOptions", "UnknownLexiconError"]
@@ -78,10 +84,14 @@ class ModelPool:
         lexicons: offer lexicons at all (False: ``inflect serve --no-lexicon``, the model
             alone).
         lexicon_language: the language of lexicon files whose name gives none.
+        user_models: the user's models, ``(language, path)`` each (``inflect serve --model
+            NAME=PATH``): served beside the shipped ones, and instead of them for their
+            languages.
 
     Raises:
         ValueError: ``max_models`` below 1, or two lexicon files of the same name.
         DataFormatError, LexiconError, OSError: a lexicon file that cannot be read.
+        FileNotFoundError, CheckpointError: a user's model that cannot be read.
     """
 
     def __init__(
@@ -93,6 +103,7 @@ class ModelPool:
         lexicon_files: Sequence[str | os.PathLike[str]] = (),
         lexicons: bool = True,
         lexicon_language: str | None = None,
+        user_models: Sequence[tuple[str, str]] = (),
     ) -> None:
         if isinstance(max_models, bool) or not isinstance(max_models, int) or max_models < 1:
             raise ValueError(f"max_models must be a positive integer, got {max_models!r}")
@@ -108,7 +119,15 @@ class ModelPool:
                 layers[name] = FileLexicon([path], language=lexicon_language)
             layers.update(zip(names, rest, strict=True))
         self._lexicons = layers
-        self._entries: dict[str, ShippedModel] = {}
+        self._user: dict[str, ShippedModel] = {}
+        for language, path in user_models:
+            checkpoint_languages([path])  # its languages known by name, however new
+            self._user[language] = user_model(language, path)
+        #: the paradigm cells the user's models carry (their training data's)
+        self.cell_tables = cell_tables(
+            pair for entry in {m.name: m for m in self._user.values()}.values()
+            for pair in checkpoint_metadata(entry.members))
+        self._entries: dict[str, ShippedModel] = dict(self._user)
         self._loaded: OrderedDict[str, Predictor] = OrderedDict()
         self._made: dict[tuple[Any, ...], Any] = {}
 
@@ -119,15 +138,18 @@ class ModelPool:
         return tuple(self._lexicons)
 
     def catalogue(self) -> list[ShippedModel]:
-        """Each language's default shipped model (:func:`~inflect.inference.registry.list_models`).
+        """Each language's model: the user's where one was given, else the default shipped one
+        (:func:`~inflect.inference.registry.list_models`), sorted by language.
 
         Raises:
             RegistryError: a broken models folder.
         """
-        return list_models(self.models_dir)
+        shipped = [m for m in list_models(self.models_dir) if m.language not in self._user]
+        return sorted([*shipped, *self._user.values()], key=lambda m: m.language)
 
     def entry(self, language: str) -> ShippedModel:
-        """The shipped model that answers ``language`` (any name or code), kept once asked.
+        """The model that answers ``language`` (any name or code): the user's model of it, else
+        its shipped one, kept once asked.
 
         Raises:
             UnknownLanguageError: no language has this name (the closest are listed).

@@ -53,6 +53,8 @@ class ServeSettings:
         max_body_bytes: bytes of a request body at most.
         read_seconds: seconds a client has to send a request's headers, and then its body (408
             beyond: :mod:`inflect.serve.protocol`, :class:`inflect.serve.guard.RequestGuard`).
+        models: the user's models, ``(language, path)`` each (``--model NAME=PATH``), served
+            beside the shipped ones (see :class:`~inflect.serve.models.ModelPool`).
     """
 
     languages: tuple[str, ...] = ()
@@ -70,6 +72,7 @@ class ServeSettings:
     max_inputs: int = defaults.SERVE_MAX_INPUTS
     max_body_bytes: int = defaults.SERVE_MAX_BODY_BYTES
     read_seconds: float = defaults.SERVE_READ_SECONDS
+    models: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> str:
         """The settings as JSON (for :data:`SETTINGS_ENV`)."""
@@ -84,6 +87,7 @@ class ServeSettings:
         fields = json.loads(text)
         for key in ("languages", "lexicon_files"):
             fields[key] = tuple(fields.get(key, ()))
+        fields["models"] = tuple(tuple(pair) for pair in fields.get("models", ()))
         return cls(**fields)
 
 
@@ -138,6 +142,7 @@ class Service:
             models_dir=settings.models_dir,
             lexicon_files=settings.lexicon_files,
             lexicons=not settings.no_lexicon,
+            user_models=settings.models,
         )
         self.batcher = Batcher(window=settings.window, max_batch=settings.max_batch,
                                max_queue=settings.max_queue, max_wait=settings.max_wait,

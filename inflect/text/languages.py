@@ -2,7 +2,10 @@
 
 One declarative TOML file per language lives in ``langs/`` (shipped as ``inflect/_data/langs``);
 :func:`resolve` turns any of a language's names (shared-task name, English name, ISO 639-3 or
-ISO 639-1 code, alias) into its :class:`LanguageSpec`. The specs cover the 103 languages of
+ISO 639-1 code, alias) into its :class:`LanguageSpec`. Beside them, :func:`resolve` reads the
+user's own specs, one TOML file each in :func:`user_langs_dir` (``inflect lang add``), and the
+specs of the checkpoints loaded in the process (:func:`remember`: a model trained on a language
+that neither folder has carries its spec). The specs cover the 103 languages of
 CoNLL–SIGMORPHON 2018 task 1 (Cotterell et al., "The CoNLL–SIGMORPHON 2018 Shared Task: Universal
 Morphological Reinflection", CoNLL 2018). Codes follow ISO 639-3 / 639-1 (languages) and ISO 15924
 (scripts); normalisation forms are those of Unicode Standard Annex #15.
@@ -49,8 +52,15 @@ __all__ = [
     "all_languages",
     "load_spec",
     "name_key",
+    "remember",
     "resolve",
+    "user_langs_dir",
+    "user_languages",
 ]
+
+#: The environment variable naming the folder of the user's language specs (default: the
+#: platform's user config folder, ``~/.config/sparse-inflect/langs`` on Linux).
+LANGS_ENV = "INFLECT_LANGS_DIR"
 
 DIRECTIONS: tuple[str, ...] = ("ltr", "rtl")
 NORMALIZATIONS: tuple[str, ...] = ("NFC", "NFD")
@@ -147,13 +157,14 @@ class LanguageSpec:
     Attributes:
         name: shared-task name, e.g. ``"north-frisian"`` (lowercase words joined by ``-``).
         display_name: English name, e.g. ``"North Frisian"``.
-        iso639_3: ISO 639-3 code, e.g. ``"frr"``.
+        iso639_3: ISO 639-3 code, e.g. ``"frr"``; None for a user's language whose spec gives
+            none.
         iso639_1: ISO 639-1 code where one exists (``"de"``), else None.
         aliases: further names and codes that resolve to this language.
         scripts: ISO 15924 codes of the scripts of the data, main script first (``("Latn",)``).
         direction: ``"ltr"`` or ``"rtl"`` (writing direction of the main script).
-        settings: training settings present, a subset of ``("high", "medium", "low")`` in that
-            order.
+        settings: training settings of the shared task present, a subset of ``("high",
+            "medium", "low")`` in that order (empty for a user's language).
         shared_names: names the language shares with others (a macrolanguage's: ``"Kurdish"``,
             ``"ku"`` for Kurmanji and Sorani), which :func:`resolve` answers with
             :class:`AmbiguousLanguageError` listing them all.
@@ -165,7 +176,7 @@ class LanguageSpec:
 
     name: str
     display_name: str
-    iso639_3: str
+    iso639_3: str | None
     iso639_1: str | None
     aliases: tuple[str, ...]
     scripts: tuple[str, ...]
@@ -187,7 +198,7 @@ class LanguageSpec:
     @property
     def names(self) -> tuple[str, ...]:
         """Every name this spec answers to: name, display name, ISO codes, aliases."""
-        codes = (self.iso639_3,) + ((self.iso639_1,) if self.iso639_1 else ())
+        codes = tuple(c for c in (self.iso639_3, self.iso639_1) if c)
         return (self.name, self.display_name, *codes, *self.aliases)
 
     def normalize_input(self, text: str) -> str:
@@ -273,7 +284,7 @@ class LanguageSpec:
         return cls(
             name=d["name"],
             display_name=d["display_name"],
-            iso639_3=d["iso639_3"],
+            iso639_3=d.get("iso639_3"),
             iso639_1=d.get("iso639_1"),
             aliases=tuple(d.get("aliases", ())),
             scripts=tuple(d["scripts"]),
@@ -296,15 +307,16 @@ def _validate(d: Mapping[str, Any], where: str) -> None:
     unknown = sorted(set(d) - set(_FIELDS_TOP) - set(_FIELDS_TEXT))
     if unknown:
         raise LanguageSpecError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}")
-    for field in ("name", "display_name", "iso639_3", "scripts", "direction", "settings"):
+    for field in ("name", "display_name", "scripts", "direction", "settings"):
         if field not in d:
             raise LanguageSpecError(f"{where}: missing field {field!r}")
     if not isinstance(d["name"], str) or not _NAME_RE.fullmatch(d["name"]):
         fail("name", "expected lowercase ASCII words joined by '-'")
     if not isinstance(d["display_name"], str) or not d["display_name"].strip():
         fail("display_name", "expected a non-empty string")
-    if not isinstance(d["iso639_3"], str) or not _ISO3_RE.fullmatch(d["iso639_3"]):
-        fail("iso639_3", "expected an ISO 639-3 code of 3 lowercase letters")
+    iso3 = d.get("iso639_3")
+    if iso3 is not None and (not isinstance(iso3, str) or not _ISO3_RE.fullmatch(iso3)):
+        fail("iso639_3", "expected an ISO 639-3 code of 3 lowercase letters or nothing")
     iso1 = d.get("iso639_1")
     if iso1 is not None and (not isinstance(iso1, str) or not _ISO1_RE.fullmatch(iso1)):
         fail("iso639_1", "expected an ISO 639-1 code of 2 lowercase letters or nothing")
@@ -324,11 +336,10 @@ def _validate(d: Mapping[str, Any], where: str) -> None:
     settings = d["settings"]
     if (
         not _is_str_list(settings)
-        or not settings
         or tuple(settings) != tuple(s for s in SETTINGS if s in settings)
         or len(set(settings)) != len(settings)
     ):
-        fail("settings", f"expected a non-empty subset of {SETTINGS}, in that order")
+        fail("settings", f"expected a subset of {SETTINGS}, in that order")
     normalization = d.get("normalization", "NFC")
     if normalization not in NORMALIZATIONS:
         fail("normalization", f"expected one of {NORMALIZATIONS}")
@@ -345,14 +356,16 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def load_spec(path: str | Path) -> LanguageSpec:
+def load_spec(path: str | Path, *, named: bool = True) -> LanguageSpec:
     """Read one language spec from a TOML file.
 
-    The file has the top-level fields of :class:`LanguageSpec` (``iso639_1`` may be omitted)
+    The file has the top-level fields of :class:`LanguageSpec` (``iso639_1`` and ``iso639_3``
+    may be omitted)
     and a ``[text]`` table with ``normalization``, ``exceptions`` and ``model_transform``.
 
     Args:
-        path: the ``.toml`` file; its stem must equal its ``name`` field.
+        path: the ``.toml`` file; its stem must equal its ``name`` field (unless ``named`` is
+            False: a spec file of any name, e.g. one given to ``inflect lang add``).
 
     Returns:
         The spec.
@@ -385,7 +398,7 @@ def load_spec(path: str | Path) -> LanguageSpec:
         if field in raw:
             raise LanguageSpecError(f"{path}: field {field!r} belongs in the [text] table")
     _validate(flat, str(path))
-    if flat["name"] != path.stem:
+    if named and flat["name"] != path.stem:
         raise LanguageSpecError(
             f"{path}: field 'name': must equal the file name {path.stem!r} (got {flat['name']!r})"
         )
@@ -397,13 +410,17 @@ class _Registry:
     specs: tuple[LanguageSpec, ...]
     by_key: Mapping[str, LanguageSpec]
     shared: Mapping[str, tuple[LanguageSpec, ...]]
+    user: tuple[LanguageSpec, ...] = ()
 
 
-def _build_registry(paths: Iterable[Path]) -> _Registry:
+def _build_registry(paths: Iterable[Path], user_paths: Iterable[Path] = ()) -> _Registry:
+    """The registry of the shipped specs ``paths`` and the user's ``user_paths`` (read after
+    them: a user's file that reuses a shipped name is the one named in the error)."""
     specs: list[LanguageSpec] = []
     by_key: dict[str, LanguageSpec] = {}
     owner: dict[str, Path] = {}
-    for path in sorted(paths):
+    shipped = sorted(paths)
+    for path in [*shipped, *sorted(user_paths)]:
         spec = load_spec(path)
         specs.append(spec)
         for alias in dict.fromkeys(name_key(n) for n in spec.names):
@@ -424,15 +441,74 @@ def _build_registry(paths: Iterable[Path]) -> _Registry:
                 )
             shared.setdefault(name, []).append(spec)
     return _Registry(
-        tuple(sorted(specs, key=lambda s: s.name)),
+        tuple(sorted(specs[: len(shipped)], key=lambda s: s.name)),
         by_key,
         {k: tuple(sorted(v, key=lambda s: s.name)) for k, v in shared.items()},
+        tuple(sorted(specs[len(shipped) :], key=lambda s: s.name)),
     )
 
 
+def user_langs_dir() -> Path:
+    """The folder of the user's own language specs (one ``NAME.toml`` each, the layout of the
+    shipped ones, written by ``inflect lang add``): ``$INFLECT_LANGS_DIR``, else ``langs`` in the
+    platform's user config folder (``~/.config/sparse-inflect/langs`` on Linux). It need not
+    exist."""
+    import os
+
+    env = os.environ.get(LANGS_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("sparse-inflect")) / "langs"
+
+
 @functools.cache
+def _shipped_paths() -> tuple[Path, ...]:
+    return tuple(sorted(data_path("langs").glob("*.toml")))
+
+
+@functools.cache
+def _registry_of(folder: str, stamp: int | None) -> _Registry:
+    user = sorted(Path(folder).glob("*.toml")) if stamp is not None else []
+    return _build_registry(_shipped_paths(), user)
+
+
 def _registry() -> _Registry:
-    return _build_registry(data_path("langs").glob("*.toml"))
+    """The shipped specs and the user's, read again when the user's folder changes (a file
+    added, removed or renamed: its modification time)."""
+    folder = user_langs_dir()
+    try:
+        stamp = folder.stat().st_mtime_ns if folder.is_dir() else None
+    except OSError:
+        stamp = None
+    return _registry_of(str(folder), stamp)
+
+
+#: Specs of the checkpoints loaded in this process whose names neither folder knows, by each
+#: name's key (:func:`remember`).
+_REMEMBERED: dict[str, LanguageSpec] = {}
+
+
+def remember(spec: LanguageSpec) -> LanguageSpec:
+    """Make a loaded checkpoint's language known to :func:`resolve` for the rest of the process,
+    where neither the package nor the user's folder has a language of its name (a model trained
+    on a user's files carries its spec). A name another language has is left to that language.
+
+    Returns:
+        The spec :func:`resolve` now gives for ``spec.name`` (the known one, where there is one).
+
+    Raises:
+        LanguageSpecError: a malformed shipped or user spec file.
+    """
+    registry = _registry()
+    known = registry.by_key.get(spec.name) or _REMEMBERED.get(spec.name)
+    if known is not None:
+        return known
+    for key in dict.fromkeys(name_key(n) for n in spec.names):
+        if key and key not in registry.by_key and key not in registry.shared:
+            _REMEMBERED.setdefault(key, spec)
+    return spec
 
 
 def all_languages() -> list[LanguageSpec]:
@@ -444,11 +520,21 @@ def all_languages() -> list[LanguageSpec]:
     return list(_registry().specs)
 
 
+def user_languages() -> list[LanguageSpec]:
+    """The user's own language specs (:func:`user_langs_dir`), sorted by name.
+
+    Raises:
+        LanguageSpecError: a malformed spec file (the message names file and field).
+    """
+    return list(_registry().user)
+
+
 def resolve(name: str | LanguageSpec) -> LanguageSpec:
     """Find a language by any of its names.
 
-    Accepts the shared-task name, the English name, the ISO 639-3 or 639-1 code or an alias,
-    ignoring case, accents and the difference between ``-``, ``_`` and spaces:
+    Accepts the shared-task name, the English name, the ISO 639-3 or 639-1 code or an alias of
+    a shipped language, a user's (:func:`user_langs_dir`) or a loaded checkpoint's
+    (:func:`remember`), ignoring case, accents and the difference between ``-``, ``_`` and spaces:
     ``"de"``, ``"deu"``, ``"german"`` and ``"German"`` all give the German spec.
 
     Args:
@@ -468,7 +554,7 @@ def resolve(name: str | LanguageSpec) -> LanguageSpec:
     if not isinstance(name, str):
         raise TypeError(f"language name must be a string, got {type(name).__name__}")
     registry = _registry()
-    spec = registry.by_key.get(name_key(name))
+    spec = registry.by_key.get(name_key(name)) or _REMEMBERED.get(name_key(name))
     if spec is not None:
         return spec
     shared = registry.shared.get(name_key(name))

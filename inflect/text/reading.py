@@ -15,7 +15,14 @@ from pathlib import Path
 
 from inflect.text.encodings import not_utf8, refuse_wide
 from inflect.text.parsing import parse_lines
-from inflect.text.records import SPLITS, DataFormatError, Example, Format, ParsedFile
+from inflect.text.records import (
+    SPLITS,
+    DataFormatError,
+    Example,
+    Format,
+    ParsedFile,
+    split_features,
+)
 
 __all__ = [
     "check_file",
@@ -23,6 +30,7 @@ __all__ = [
     "duplicate_warnings",
     "language_from_filename",
     "language_of_file",
+    "layer_warnings",
     "parse_file",
     "read_examples",
     "read_inflections",
@@ -254,7 +262,46 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
                     )
                 )
     found += duplicate_warnings(parsed)
+    found += layer_warnings(parsed)
     found.sort(key=lambda e: e.line or 0)
+    return found
+
+
+def layer_warnings(parsed: ParsedFile) -> list[DataFormatError]:
+    """The UniMorph 4 layered features of a file that a user should look at
+    (:mod:`inflect.text.layers`): one that cannot be read as a layer (``PSS(1,PL``: a bracket
+    never closed; an empty layer or part), on its line; and a layer written in another order of
+    its parts (or with other separators) than the file wrote it first (``NOM(MASC;3,SG)`` after
+    ``NOM(3,SG,MASC)``: the same feature, :func:`inflect.text.layers.canonical_feature`), once
+    per spelling, on its first line, with the number of lines that write it so."""
+    from inflect.text.layers import canonical_feature, is_layer, layer_problem
+
+    found: list[DataFormatError] = []
+    first: dict[str, tuple[str, int | None]] = {}
+    others: dict[tuple[str, str], list[int | None]] = {}
+    for ex in parsed.examples:
+        source = ex.source or parsed.stats.source
+        for raw in split_features(ex.tags.text):
+            feature = raw.strip()
+            problem = layer_problem(feature)
+            if problem is not None:
+                found.append(DataFormatError(
+                    source, ex.line, f"UniMorph 4 layered feature that cannot be read: {problem} "
+                    "(it is read as one opaque feature)", feature))
+                continue
+            if not is_layer(feature):
+                continue
+            canonical = canonical_feature(feature)
+            spelled, line = first.setdefault(canonical, (feature, ex.line))
+            if feature != spelled:
+                others.setdefault((canonical, feature), []).append(ex.line)
+    for (canonical, feature), lines in others.items():
+        spelled, line = first[canonical]
+        more = f"; {len(lines)} lines write it so" if len(lines) > 1 else ""
+        found.append(DataFormatError(
+            parsed.stats.source, lines[0],
+            f"layered feature with its parts in another order than line {line} wrote it "
+            f"({spelled}; the same feature: {canonical}){more}", feature))
     return found
 
 

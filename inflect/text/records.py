@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from inflect.text.layers import canonical_feature
+
 __all__ = [
     "BOM",
     "FORMATS",
@@ -179,7 +181,9 @@ class TagBundle:
 
     Order does not matter, counts do: ``V;IND;PRS;2;PL == V;PL;2;PRS;IND``, but the 2018 data
     write the Albanian pluperfect ``V;2;PL;IND;PRF;PRF`` and the perfect ``V;2;PL;IND;PRF``, two
-    cells, so ``PRF;PRF != PRF``. Equality and hashing use :attr:`multiset` only.
+    cells, so ``PRF;PRF != PRF``. Equality and hashing use :attr:`multiset` only. A UniMorph 4
+    layered feature is a name and an order-free set of parts, held in its canonical spelling
+    (:func:`inflect.text.layers.canonical_feature`): ``V;PSS(PL,1) == V;PSS(1,PL)``.
     ``str(bundle)`` gives the features as written (order and repeats kept, surrounding
     whitespace removed), joined with ``;``.
 
@@ -199,11 +203,11 @@ class TagBundle:
 
     def __init__(self, features: Iterable[str]):
         written = tuple(features)
-        order = tuple(dict.fromkeys(written))
+        order = tuple(dict.fromkeys(canonical_feature(f) for f in written))
         self._written: tuple[str, ...] = written
         self._order: tuple[str, ...] = order
         self._features: frozenset[str] = frozenset(order)
-        self._multiset: tuple[str, ...] = tuple(sorted(written))
+        self._multiset: tuple[str, ...] = tuple(sorted(canonical_feature(f) for f in written))
         self._hash = hash(self._multiset)
         #: True when a feature occurred more than once in the text (it is counted each time).
         self.had_duplicates: bool = len(order) != len(written)
@@ -248,7 +252,8 @@ class TagBundle:
 
     @property
     def features(self) -> frozenset[str]:
-        """The distinct UniMorph features of the bundle (a set: repeats not counted)."""
+        """The distinct UniMorph features of the bundle (a set: repeats not counted; layers in
+        their canonical spelling)."""
         return self._features
 
     @property
@@ -273,7 +278,7 @@ class TagBundle:
         return len(self._order)
 
     def __contains__(self, feature: object) -> bool:
-        return feature in self._features
+        return isinstance(feature, str) and canonical_feature(feature) in self._features
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TagBundle):

@@ -6,7 +6,9 @@ evaluation (:mod:`~inflect.training.dev`), the run's state and folder
 (:mod:`~inflect.training.state`), metrics tables (:mod:`~inflect.training.metrics`), stop
 requests (:mod:`~inflect.training.signals`), the trainer loop (:mod:`~inflect.training.trainer`),
 data parallel (:mod:`~inflect.training.distributed`), progress display
-(:mod:`~inflect.training.progress`) and the per-language queue (:mod:`~inflect.training.queue`).
+(:mod:`~inflect.training.progress`), the per-language queue (:mod:`~inflect.training.queue`), a
+user's files as a run's data (:mod:`~inflect.training.files`) and runs side by side
+(:mod:`~inflect.training.runs`).
 
 The names of a training script are importable from here (``from inflect.training import
 train, load_data, TrainingData, Config``), each imported from its module on first use

@@ -27,6 +27,7 @@ __all__ = [
     "Item",
     "TrainingData",
     "copy_pool",
+    "data_sources",
     "encode_items",
     "items_from_examples",
     "items_from_texts",
@@ -77,6 +78,10 @@ class TrainingData:
         dev_score_name: what ``dev_score`` measures (for messages and the checkpoint).
         shared_vocab: one symbol vocabulary for sources and targets (see
             :func:`inflect.training.warm_start.build_model`).
+        cells: the paradigm cells of the training data (:func:`inflect.corpora.cells.cells_record`)
+            to store in the checkpoint (a run on a user's files), or None.
+        sources: the data files read, ``{"role", "path", "sha256"}`` each (the run's
+            provenance; a file-trained run is resumed from these paths).
     """
 
     train: list[Item]
@@ -87,6 +92,8 @@ class TrainingData:
     dev_score: DevScore | None = None
     dev_score_name: str = "accuracy"
     shared_vocab: bool = True
+    cells: dict[str, Any] | None = None
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def items_from_examples(examples: Iterable[Any], specs: dict[str, Any]) -> list[Item]:
@@ -197,9 +204,10 @@ def load_data(
     if not specs:
         raise ValueError("no language given")
     by_name = {s.name: s for s in specs}
+    splits = {name: (f"train-{smaller.get(name, setting)}", "dev") for name in by_name}
     train_ex, dev_ex = [], []
     for spec in by_name.values():
-        train_ex += load_split(spec.name, f"train-{smaller.get(spec.name, setting)}", data_dir)
+        train_ex += load_split(spec.name, splits[spec.name][0], data_dir)
         dev_ex += load_split(spec.name, "dev", data_dir)
     description = {
         "languages": list(by_name),
@@ -214,7 +222,24 @@ def load_data(
         dev=items_from_examples(dev_ex, by_name),
         languages=list(by_name.values()),
         description=description,
+        sources=data_sources(list(by_name), splits, data_dir),
     )
+
+
+def data_sources(languages: Sequence[str], split_names: dict[str, Sequence[str]],
+                 data_dir: str | Path | None) -> list[dict[str, Any]]:
+    """The files of a run on the shared task's data, with their SHA-256 (its provenance):
+    one record per language and split (``split_names``: language -> splits read)."""
+    from inflect.corpora.manifests import locate
+    from inflect.io.atomic import sha256_of
+
+    out = []
+    for language in languages:
+        for split in split_names[language]:
+            path = locate(language, split, data_dir)
+            out.append({"role": "train" if split.startswith("train") else split,
+                         "path": str(path.resolve()), "sha256": sha256_of(path)})
+    return out
 
 
 def copy_pool(items: Sequence[Item]) -> list[Item]:

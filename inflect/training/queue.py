@@ -41,6 +41,7 @@ from inflect.nn import checkpoint as ckpt
 __all__ = [
     "LanguageStatus",
     "QueueSpec",
+    "finite_number",
     "language_status",
     "queue_status",
     "run_language",
@@ -232,12 +233,13 @@ def language_status(root: Path, language: str, failed: bool = False,
         max_epochs=((meta.get("model") or {}).get("config") or {}).get("max_epochs"),
         best_accuracy=None if best is None or best < 0 else float(best),
         best_epoch=int(run.get("best_epoch", 0)),
-        cpu_seconds=float(sum(_number(m.get("cpu_seconds")) for m in metrics)),
+        cpu_seconds=float(sum(finite_number(m.get("cpu_seconds")) for m in metrics)),
         stopped_early=bool(run.get("stopped_early")),
     )
 
 
-def _number(value: Any) -> float:
+def finite_number(value: Any) -> float:
+    """``value`` (a metrics cell) as a float; 0.0 where it is missing, no number or NaN."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -280,11 +282,12 @@ def _epoch_lines(job: _Job) -> list[dict[str, str]]:
 
 def _epoch_message(language: str, row: dict[str, str], max_epochs: int | None) -> str:
     of = f"/{max_epochs}" if max_epochs else ""
-    cpu = _number(row.get("cpu_seconds"))
-    spent = f"{cpu:.0f} CPU s" if cpu else f"{_number(row.get('seconds')):.0f} s"
+    cpu = finite_number(row.get("cpu_seconds"))
+    spent = f"{cpu:.0f} CPU s" if cpu else f"{finite_number(row.get('seconds')):.0f} s"
     mark = "  *" if row.get("best") in ("True", "true", "1") else ""
-    return (f"{language}: epoch {row['epoch']}{of}  dev {_number(row['dev_accuracy']):.1f}%  "
-            f"loss {_number(row['dev_loss']):.4f}  lr {_number(row['learning_rate']):.1e}  "
+    number = finite_number
+    return (f"{language}: epoch {row['epoch']}{of}  dev {number(row['dev_accuracy']):.1f}%  "
+            f"loss {number(row['dev_loss']):.4f}  lr {number(row['learning_rate']):.1e}  "
             f"{spent}{mark}")
 
 

@@ -33,6 +33,8 @@ __all__ = [
     "check_same_config",
     "check_same_data",
     "check_same_world",
+    "optimizer_from_tensors",
+    "optimizer_to_tensors",
     "owning_folder",
     "read_state",
     "rng_key",
@@ -172,7 +174,7 @@ def write_state(
     optimizer's tensors, ``random_states`` (named ``rng.<key>``), and as metadata the counters,
     the optimizer's settings, the package versions and ``common`` (languages, data, model ...)."""
     tensors = {f"model.{k}": v for k, v in model.state_dict().items()}
-    opt_tensors, opt_meta = ckpt.optimizer_to_tensors(optimizer)
+    opt_tensors, opt_meta = optimizer_to_tensors(optimizer)
     tensors.update(opt_tensors)
     tensors.update(random_states)
     meta = {
@@ -218,6 +220,7 @@ def check_same_data(
     """
     saved_data = meta.get("data") or {}
     if saved_data and description and saved_data != description:
+        _check_same_files(saved_data, description)
         raise ValueError(
             f"cannot resume with different data: the run was trained on {saved_data}, "
             f"given {description}"
@@ -229,6 +232,27 @@ def check_same_data(
             "saved run's; start a new run in another --out folder"
         )
     return saved_codec
+
+
+def _check_same_files(saved: dict[str, Any], given: dict[str, Any]) -> None:
+    """For a run on a user's files: name the file whose bytes differ from the run's.
+
+    Raises:
+        ValueError: a file (by role and position) with another SHA-256 than the run's.
+    """
+    for role in ("train_files", "dev_files"):
+        before, now = saved.get(role) or [], given.get(role) or []
+        for old, new in zip(before, now, strict=False):
+            if old.get("sha256") != new.get("sha256"):
+                raise ValueError(
+                    f"cannot resume: the run was trained on {old.get('file')} (SHA-256 "
+                    f"{str(old.get('sha256'))[:12]}…, {old.get('examples')} examples), and "
+                    f"{new.get('file')} is not the same file (SHA-256 "
+                    f"{str(new.get('sha256'))[:12]}…, {new.get('examples')} examples); give the "
+                    "run's own files with --train/--dev, or start a new run in another --out")
+        if len(before) != len(now):
+            raise ValueError(f"cannot resume: the run was trained on {len(before)} "
+                             f"{role.split('_')[0]} file(s), given {len(now)}")
 
 
 def check_same_world(state: RunState, processes: int) -> None:
@@ -274,13 +298,16 @@ def owning_folder(out: Path) -> Iterator[None]:
             (out / ".lock").unlink()
 
 
-def saved_run(out_dir: str | Path) -> dict[str, str]:
+def saved_run(out_dir: str | Path) -> dict[str, Any]:
     """The data arguments of the run saved in ``out_dir``, for resuming it without repeating them.
 
     Returns:
         ``{"lang": ..., "setting": ...}`` to pass to :func:`inflect.training.items.load_data`
         (``lang`` is ``"all"`` for a run made with ``"all"`` that took a smaller setting's data
-        for some languages, else the comma-separated languages).
+        for some languages, else the comma-separated languages); for a run on a user's files,
+        ``{"train": [paths], "dev": [paths], "lang": name, "spec": LanguageSpec}``
+        (:func:`inflect.training.files.saved_files`) to pass to
+        :func:`inflect.training.files.load_files`.
 
     Raises:
         FileNotFoundError: no trainer state in ``out_dir``.
@@ -291,6 +318,11 @@ def saved_run(out_dir: str | Path) -> dict[str, str]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no trainer state to resume from")
     meta = ckpt.load_metadata(path)
+    from inflect.training.files import saved_files
+
+    files = saved_files(meta)
+    if files is not None:
+        return files
     data = meta.get("data") or {}
     if not data.get("languages") or not data.get("setting"):
         raise ValueError(f"{path}: the run does not record its languages and setting")
@@ -317,3 +349,35 @@ def run_status(out_dir: str | Path) -> str:
     meta = ckpt.load_metadata(state_path)
     finished = bool((meta.get("state") or {}).get("finished"))
     return "finished" if finished and (out / ckpt.MODEL_FILE).is_file() else "interrupted"
+
+
+def optimizer_to_tensors(
+    optimizer: torch.optim.Optimizer,
+) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Split an optimizer's state dict into tensors (for safetensors) and JSON (the trainer
+    state's Adam moments and hyperparameters)."""
+    sd = optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    plain: dict[str, dict[str, Any]] = {}
+    for pid, st in sd["state"].items():
+        for key, value in st.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"optim.{pid}.{key}"] = value
+            else:
+                plain.setdefault(str(pid), {})[key] = value
+    return tensors, {"param_groups": sd["param_groups"], "plain_state": plain}
+
+
+def optimizer_from_tensors(
+    optimizer: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict[str, Any]
+) -> None:
+    """Inverse of :func:`optimizer_to_tensors`: load the state into ``optimizer``."""
+    state: dict[int, dict[str, Any]] = {}
+    for name, value in tensors.items():
+        if not name.startswith("optim."):
+            continue
+        _, pid, key = name.split(".", 2)
+        state.setdefault(int(pid), {})[key] = value
+    for pid, st in meta.get("plain_state", {}).items():
+        state.setdefault(int(pid), {}).update(st)
+    optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})

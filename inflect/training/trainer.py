@@ -88,6 +88,7 @@ class Trainer:
         checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
         precision: str = "auto",
         init_from: str | Path | None = None,
+        command: str | None = None,
     ) -> None:
         if not data.train or not data.dev:
             raise ValueError("training and dev data must both be non-empty")
@@ -106,6 +107,9 @@ class Trainer:
         }
         if data.codec is not None:
             self.common["codec"] = data.codec.to_dict()
+        if data.sources:
+            self.common["sources"] = data.sources
+        self._command = command
         self._resume, self._config = resume, config
         self._init_from = None if init_from is None else Path(init_from)
         if self._init_from is not None and resume:
@@ -133,6 +137,8 @@ class Trainer:
         self.config.validate()
         # a larger max_epochs continues a finished run (unless it stopped early)
         self.state.finished = self.state.stopped_early or self.state.epoch >= procedure.max_epochs
+        if self._command and not self.state.finished:  # the start, then each resume that trains
+            self.common["commands"] = [*self.common.get("commands", []), self._command]
         self.model.to(self.device)
         if self._precision == "auto":
             self.model.matmul_dtype = low_precision_matmul_dtype(self.device)
@@ -141,7 +147,8 @@ class Trainer:
             self.model.parameters(), lr=self.state.learning_rate, fused=fused
         )
         if saved is not None:
-            ckpt.optimizer_from_tensors(self.optimizer, saved.tensors, saved.meta["optimizer"])
+            run_state.optimizer_from_tensors(self.optimizer, saved.tensors,
+                                             saved.meta["optimizer"])
         self._set_learning_rate(self.state.learning_rate)
         self._loss = data_parallel_loss(self.model, self.world)
         self.common["model"] = self.model.metadata(procedure.to_dict())
@@ -160,8 +167,9 @@ class Trainer:
         )
         if codec is not None:
             self.common["codec"] = codec
-        if "init_from" in saved.meta:
-            self.common["init_from"] = saved.meta["init_from"]
+        for key in ("init_from", "commands"):
+            if key in saved.meta:
+                self.common[key] = saved.meta[key]
         self.state = saved.state
         run_state.check_same_world(self.state, self.world.size)
         self.rng_state = saved.random_states
@@ -385,16 +393,17 @@ class Trainer:
             training=self._training_facts(),
             codec=self.common.get("codec"),
             settings=self.config.train.to_dict(),
+            cells=self.data.cells,
         )
 
     def _training_facts(self) -> dict[str, Any]:
         """The ``training`` facts of ``model.safetensors``: the run's summary and, for a warm
         start, the checkpoint it began from (``init_from``); with hallucinated pairs and long
-        pairs, their numbers per language (``hallucinated``, ``long_pairs``)."""
-        extra = {
-            k: self.common[k] for k in ("init_from", "hallucinated", "long_pairs")
-            if k in self.common
-        }
+        pairs, their numbers per language (``hallucinated``, ``long_pairs``); the command lines
+        that trained it (``commands``: the start, then each resume) and the data files read with
+        their SHA-256 (``sources``)."""
+        keys = ("init_from", "hallucinated", "long_pairs", "commands", "sources")
+        extra = {k: self.common[k] for k in keys if k in self.common}
         return self.state.summary(self.data) | extra
 
     def _save_state(self) -> None:
@@ -530,6 +539,7 @@ def train(
     checkpoint_seconds: float = defaults.CHECKPOINT_SECONDS,
     precision: str = "auto",
     init_from: str | Path | None = None,
+    command: str | None = None,
 ) -> TrainResult:
     """Train a model, select it on dev accuracy, and write a checkpoint folder.
 
@@ -555,6 +565,9 @@ def train(
             must be the checkpoint's, see :func:`~inflect.training.warm_start.initial_config`);
             recorded as ``init_from`` (path and SHA-256) in the training facts of
             ``model.safetensors``. Not with ``resume``.
+        command: the command line that runs this (:func:`inflect.io.provenance.command_line`),
+            recorded with those that started and resumed the run before (``commands`` in the
+            training facts of ``model.safetensors``), or None.
 
     Returns:
         A :class:`~inflect.training.results.TrainResult`.
@@ -583,4 +596,5 @@ def train(
         checkpoint_seconds=checkpoint_seconds,
         precision=precision,
         init_from=init_from,
+        command=command,
     ).run()

@@ -17,6 +17,7 @@ import torch
 
 from inflect.io.atomic import sha256_of
 from inflect.nn import checkpoint as ckpt
+from inflect.nn.batching import Vocabularies, model_features
 from inflect.nn.config import COPY_FEATURE
 from inflect.nn.model import Seq2Seq
 from inflect.nn.vocab import PAD, Vocab
@@ -63,8 +64,9 @@ def build_model(config: Config, items: Sequence[Item], shared_vocab: bool = True
     else:
         source_vocab = Vocab.build([it.source for it in items], name="source")
         target_vocab = Vocab.build([it.target for it in items], name="target")
+    parts = config.model.layered_features == "parts"
     feats = sorted(
-        {f for it in items for f in it.features}
+        {f for it in items for f in model_features(it.features, parts)}
         | ({COPY_FEATURE} if config.train.copy_examples > 0 else set())
     )
     langs = sorted({it.language for it in items if it.language is not None})
@@ -139,10 +141,11 @@ def initial_config(path: str | Path, preset: str | None = None, **given: Any) ->
 def _unknown_symbols(model: Seq2Seq, items: Sequence[Item]) -> list[str]:
     """What ``items`` have that the model's vocabularies lack, per vocabulary (up to ten named)."""
     unknown: dict[str, set[str]] = {}
+    parts = Vocabularies.of(model).parts
     vocabs = [
         ("symbol", model.source_vocab, lambda it: it.source),
         ("target symbol", model.target_vocab, lambda it: it.target),
-        ("feature", model.feature_vocab, lambda it: it.features),
+        ("feature", model.feature_vocab, lambda it: model_features(it.features, parts)),
         ("language", model.language_vocab, lambda it: [it.language] if it.language else []),
     ]
     for name, vocab, get in vocabs:

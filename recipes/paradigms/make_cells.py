@@ -24,33 +24,20 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-from collections import Counter
 
-from inflect.corpora.cells import FORMAT, cells_file
+from inflect.corpora.cells import FORMAT, attested_cells, cells_file
 from inflect.corpora.manifests import locate
 from inflect.corpora.splits import load_split
 from inflect.defaults import SETTINGS
 from inflect.text.languages import all_languages
-from inflect.text.unimorph import part_of_speech
 
 
 def attested(
     language: str, setting: str, data_dir: str | None
 ) -> tuple[dict[str, list[str]], list[str]]:
     """Part of speech -> the language's tag bundles in ``train-SETTING`` (sorted texts), and the
-    bundles without a part of speech (sorted texts)."""
-    spellings: dict[tuple[str, ...], Counter[str]] = {}
-    for example in load_split(language, f"train-{setting}", data_dir):
-        spellings.setdefault(example.tags.multiset, Counter())[example.tags.text] += 1
-    by_pos: dict[str, list[str]] = {}
-    without: list[str] = []
-    for features, written in spellings.items():
-        pos = part_of_speech(features)
-        if pos is None:
-            without.append(written.most_common(1)[0][0])
-            continue
-        by_pos.setdefault(pos, []).append(written.most_common(1)[0][0])
-    return {pos: sorted(b) for pos, b in sorted(by_pos.items())}, sorted(without)
+    bundles without a part of speech (sorted texts): :func:`inflect.corpora.cells.attested_cells`."""
+    return attested_cells(load_split(language, f"train-{setting}", data_dir))
 
 
 def main(argv: list[str] | None = None) -> None:
