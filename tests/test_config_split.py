@@ -60,8 +60,9 @@ MEDIUM_STORED = {
 #: ``tag_bundles="set"`` (the model read bundles as sets).
 MEDIUM_FLAT = MEDIUM_STORED | {"dev_sample": 0, "language_temperature": 1.0, "tag_bundles": "set"}
 #: The fields added since, at the value a config without them means: the encoder of every model
-#: before the field was the BiLSTM, and no run hallucinated pairs or added long pairs.
-NEW_FIELDS = {"encoder": "bilstm", "hallucinate": 0, "long_pairs": 0}
+#: before the field was the BiLSTM, no run hallucinated pairs or added long pairs, and every
+#: model read a UniMorph 4 layered feature as one symbol.
+NEW_FIELDS = {"encoder": "bilstm", "hallucinate": 0, "long_pairs": 0, "layered_features": "opaque"}
 #: The old ``Config``'s 25 fields.
 OLD_FIELDS = {
     "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
@@ -86,7 +87,7 @@ def test_the_two_configs_split_the_old_fields_and_declare_what_may_change():
     assert {
         "emb_dim", "feature_dim", "hidden_dim", "layers", "dropout", "attention_score",
         "attention_mapping", "output_mapping", "learn_attention_alpha", "copy_bias",
-        "max_decode_len", "tag_bundles", "encoder",
+        "max_decode_len", "tag_bundles", "encoder", "layered_features",
     } == MODEL_FIELDS  # fmt: skip
     assert not MODEL_FIELDS & TRAIN_FIELDS
     assert OLD_FIELDS | set(NEW_FIELDS) == MODEL_FIELDS | TRAIN_FIELDS
@@ -95,7 +96,9 @@ def test_the_two_configs_split_the_old_fields_and_declare_what_may_change():
     assert OLD_WARM_START | {"copy_examples", "hallucinate", "long_pairs"} == WARM_START_FIELDS
     assert TRAIN_FIELDS <= WARM_START_FIELDS  # a warm start keeps the network alone
     assert {"dropout", "max_decode_len", "tag_bundles"} == WARM_START_FIELDS & MODEL_FIELDS
-    assert RESUME_FIELDS == OLD_RESUME
+    # the reading of layered features: declared by the model, kept by a resume (an earlier
+    # checkpoint, without the field, resumes with its opaque reading)
+    assert RESUME_FIELDS == OLD_RESUME | {"layered_features"}
     from inflect.training.state import RESUME_FREE_FIELDS
     from inflect.training.warm_start import TRAINING_FIELDS
 
@@ -230,6 +233,7 @@ OTHER_VALUES = {
     "lr_decay": 0.25, "min_learning_rate": 1e-5, "copy_examples": 0.5, "max_epochs": 5,
     "patience": 2, "eval_batch_size": 64, "seed": 9, "preset": "paper", "dev_sample": 10,
     "language_temperature": 2.0, "encoder": "transformer", "hallucinate": 500, "long_pairs": 300,
+    "layered_features": "parts",
 }  # fmt: skip
 
 
@@ -298,4 +302,4 @@ def test_dataclass_fields_carry_the_declarations():
 
     declared = {f.name: f.metadata.get(CHANGEABLE, ()) for f in dataclasses.fields(TrainConfig)}
     assert declared["max_epochs"] == (WARM_START, RESUME) and declared["seed"] == (WARM_START,)
-    assert changeable_fields(ModelConfig, RESUME) == {"tag_bundles"}
+    assert changeable_fields(ModelConfig, RESUME) == {"tag_bundles", "layered_features"}

@@ -80,7 +80,7 @@ COMMANDS: dict[str, tuple[list[str], list[str], tuple[list[str], str]]] = {
                          ["report", "ambiguity", "--model", "{t}/notmodel", "--lang", "german",
                           "--data-dir", "{t}/empty"],
                          (["report", "ambiguity", "--model", "{t}/notmodel", "--lang", "german"],
-                          "inflect.evaluation.runner.load_gold")),
+                          "inflect.inference.user_models.checkpoint_languages")),
     "predict": (["predict", "--lang", "germn", "Haus", "N;DAT;PL"],
                 ["predict", "--model", "{t}/notmodel", "Haus", "N;DAT;PL"],
                 (["predict", "--lang", "german", "Haus", "N;DAT;PL"],
@@ -100,6 +100,23 @@ COMMANDS: dict[str, tuple[list[str], list[str], tuple[list[str], str]]] = {
                   ["translate", "--model", "{t}/notmodel", "Hallo"],
                   (["translate", "--model", "{t}/notmodel", "Hallo"],
                    "inflect.inference.translator.Translator.from_checkpoints")),
+    "lang add": (["lang", "add", "x"],  # no --from
+                 ["lang", "add", "x", "--from", "{t}/bad.tsv"],
+                 (["lang", "add", "x", "--from", "{t}/gold"],
+                  "inflect.inference.user_models.spec_from")),
+    "lang list": (["lang", "list", "--format", "xml"],
+                  None,  # an empty folder of languages is listed as empty
+                  (["lang", "list"], "inflect.text.languages.user_languages")),
+    "lang show": (["lang", "show"],  # no NAME
+                  ["lang", "show", "x", "--from", "{t}/bad.tsv"],
+                  (["lang", "show", "x", "--from", "{t}/gold"],
+                   "inflect.inference.user_models.spec_from")),
+    "lang remove": (["lang", "remove"],  # no NAME
+                    ["lang", "remove", "no-such-language"],
+                    (["lang", "remove", "x"], "inflect.corpora.user_langs.remove_user_spec")),
+    "runs compare": (["runs", "compare"],  # no FOLDERS
+                     ["runs", "compare", "{t}/empty"],
+                     (["runs", "compare", "{t}/empty"], "inflect.training.runs.compare_runs")),
     "serve": (["serve", "--port", "70000"],
               ["serve", "--port", "{busy}"],
               (["serve", "--port", "0"], "inflect.serve.running.run_server")),

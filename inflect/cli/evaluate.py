@@ -28,11 +28,11 @@ from inflect.cli.resolve import (
 
 
 @click.command("evaluate")
-@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+@click.option("--model", "models", is_eager=True, multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of member checkpoints; repeat for an ensemble "
                    "(default with one --lang and no --pred: the shipped model). Predicts the "
                    "gold inputs (beam --beam) and adds the sparsity statistics.")
-@click.option("--pred", "pred_files", multiple=True,
+@click.option("--pred", "pred_files", is_eager=True, multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Predictions made elsewhere, lemma<TAB>form<TAB>tags (repeatable, one per "
                    "--gold).")

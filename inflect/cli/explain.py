@@ -23,7 +23,7 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
 @click.argument("tags")
 @click.option("--lang", default=None, callback=one_language,
               help="Language: any name or code.")
-@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+@click.option("--model", "models", is_eager=True, multiple=True, type=click.Path(exists=True),
               help="Checkpoint or folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
 @beam_option()

@@ -45,20 +45,37 @@ def comma_list(ctx, param, value):
     return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
 
 
+#: The options that may bring a language no spec knows (a user's model, training files or
+#: prediction files; issue 65): declared eager (processed before ``--lang``), so that a name new
+#: to the package is kept as given where one of them is given.
+NEW_LANGUAGE_SOURCES = ("models", "user_models", "train_files", "pred_files")
+
+
 def _language_names(ctx, param, names) -> tuple[str, ...]:
     """``names`` resolved to shared-task names (:func:`inflect.text.languages.resolve`): a name
     that is no language's, or several languages', is a usage error (exit status 2, as every
-    other wrong option value), whichever command it is given to.
+    other wrong option value), whichever command it is given to, unless the command was given
+    a source of new languages (:data:`NEW_LANGUAGE_SOURCES`: ``--model``, ``--train``,
+    ``--pred``): then a name no spec knows is kept as given, for the model's spec or the
+    files to answer for (an ambiguous name stays an error).
 
     Raises:
         click.BadParameter: naming the value, the closest languages (or those it names).
     """
-    from inflect.text.languages import UnknownLanguageError, resolve
+    from inflect.text.languages import AmbiguousLanguageError, UnknownLanguageError, resolve
 
-    try:
-        return tuple(resolve(name).name for name in names)
-    except UnknownLanguageError as exc:  # AmbiguousLanguageError too (a subclass)
-        raise click.BadParameter(str(exc), ctx, param) from None
+    new_ok = any(ctx.params.get(name) for name in NEW_LANGUAGE_SOURCES)
+    found = []
+    for name in names:
+        try:
+            found.append(resolve(name).name)
+        except AmbiguousLanguageError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+        except UnknownLanguageError as exc:
+            if not new_ok:
+                raise click.BadParameter(str(exc), ctx, param) from None
+            found.append(name)
+    return tuple(found)
 
 
 def language_list(ctx, param, value):

@@ -29,7 +29,7 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
               help="Part of speech: a UniMorph part-of-speech feature (N, V, ADJ, V.PTCP, ...; V "
                    "includes V.PTCP, V.CVB, ...). Without it, the language's only one; a "
                    "language with several lists them.")
-@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+@click.option("--model", "models", is_eager=True, multiple=True, type=click.Path(exists=True),
               help="Checkpoint (folder or .safetensors), or a folder of member checkpoints; "
                    "repeat for an ensemble. Default: the shipped model of --lang.")
 @click.option("--input", "input_path",

@@ -34,7 +34,7 @@ from inflect.cli.resolve import (
 @click.option("--lang", default=None, callback=one_language,
               help="Language: any name or code (german, de, deu). Needed without --model; with "
                    "--model, optional when the model knows one language.")
-@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+@click.option("--model", "models", is_eager=True, multiple=True, type=click.Path(exists=True),
               help="Checkpoint (folder or .safetensors), or a folder of member checkpoints; "
                    "repeat for an ensemble. Default: the shipped model of --lang.")
 @click.option("--input", "input_path",

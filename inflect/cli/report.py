@@ -24,7 +24,7 @@ def report() -> None:
 
 
 @report.command("ambiguity")
-@click.option("--model", "models", multiple=True, type=click.Path(exists=True),
+@click.option("--model", "models", is_eager=True, multiple=True, type=click.Path(exists=True),
               help="Checkpoint, or a folder of members; repeat for an ensemble. Default: the "
                    "shipped model of --lang.")
 @click.option("--lang", "languages", multiple=True, metavar="L", callback=language_list,

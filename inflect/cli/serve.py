@@ -24,7 +24,7 @@ from inflect.cli.options import (
 @click.option("--lang", "languages", multiple=True, callback=language_list,
               help="Load these languages' models at the start (repeatable, or a,b); the others "
                    "are loaded on first use.")
-@click.option("--model", "user_models", multiple=True, metavar="NAME=PATH",
+@click.option("--model", "user_models", is_eager=True, multiple=True, metavar="NAME=PATH",
               help="Serve your model (a run folder or checkpoint, e.g. trained on your files) "
                    "for the language NAME, beside the shipped models and instead of a shipped "
                    "one of NAME (repeatable); PATH alone: for every language it knows. Listed "

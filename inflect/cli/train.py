@@ -89,7 +89,7 @@ class _ReadHelp(click.Option):
 @click.option("--setting", type=click.Choice(list(defaults.SETTINGS)), default=None,
               help="Training-data size of CoNLL-SIGMORPHON 2018 task 1 (default: high; with "
                    "--resume: the run's).")
-@click.option("--train", "train_files", multiple=True,
+@click.option("--train", "train_files", is_eager=True, multiple=True,
               type=click.Path(exists=True, dir_okay=False),
               help="Train on your own file instead of the shared task's data (repeatable): "
                    "lemma<TAB>form<TAB>tags (2018) or lemma<TAB>tags<TAB>form (2023). Needs "

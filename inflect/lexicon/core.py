@@ -10,12 +10,14 @@ from typing import NamedTuple, Protocol, runtime_checkable
 from inflect.text.records import TagBundle
 
 __all__ = [
+    "APOSTROPHES",
     "SHARED_TASK_SOURCE",
     "Attestation",
     "Consultation",
     "Lexicon",
     "LexiconError",
     "Lexicons",
+    "fold_apostrophes",
     "lemma_key",
 ]
 
@@ -101,6 +103,22 @@ def lemma_key(language: str, text: str) -> str:
     return _spec(language).normalize_input(text)
 
 
+#: The apostrophes people type for one another (Ukrainian ``м’ясо``, ``мʼясо``, ``м'ясо``): the
+#: right single quotation mark U+2019, the modifier letter apostrophe U+02BC and the ASCII
+#: apostrophe U+0027 (and the grave accent and prime, typed for them); folded to U+0027 for a
+#: lookup.
+APOSTROPHES = "\u2019\u02bc'`\u2032"
+
+
+def fold_apostrophes(text: str) -> str:
+    """``text`` with every apostrophe of :data:`APOSTROPHES` written U+0027 (``м’ясо`` ->
+    ``м'ясо``): how a lookup compares spellings that differ only in the apostrophe typed."""
+    return text.translate(_APOSTROPHE_FOLD)
+
+
+_APOSTROPHE_FOLD = str.maketrans(dict.fromkeys(APOSTROPHES, "'"))
+
+
 def _spellings(lemma: str) -> list[str]:
     """The other capitalisations of ``lemma`` a user may have meant (``haus``: ``Haus``;
     ``Дом``: ``дом``; ``санкт-петербург``: ``Санкт-петербург``, ``Санкт-Петербург``)."""
@@ -111,8 +129,6 @@ def _spellings(lemma: str) -> list[str]:
 
 
 def _same_spelling(a: str, b: str) -> bool:
-    from inflect.lexicon.field import fold_apostrophes
-
     return fold_apostrophes(a) == fold_apostrophes(b)
 
 

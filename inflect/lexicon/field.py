@@ -33,11 +33,12 @@ import importlib.util
 from collections import OrderedDict
 from typing import Any, ClassVar, NamedTuple
 
-from inflect.lexicon.core import Attestation, lemma_key
+from inflect.lexicon.core import APOSTROPHES, Attestation, fold_apostrophes, lemma_key
 from inflect.text.records import TagBundle
 
 __all__ = [
     "APOSTROPHES",
+    "PERSONS",
     "Entry",
     "FieldDictionary",
     "Paradigm",
@@ -49,14 +50,11 @@ __all__ = [
     "split_alternatives",
 ]
 
+#: The six persons in the order conjugation tables list them (verbecc's lists).
+PERSONS = ("1;SG", "2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
+
 #: A lemma's paradigm as a dictionary gives it: bundle -> its forms, the preferred one first.
 Paradigm = dict[TagBundle, list[str]]
-
-#: The apostrophes people type for one another (Ukrainian ``м’ясо``, ``мʼясо``, ``м'ясо``): the
-#: right single quotation mark U+2019, the modifier letter apostrophe U+02BC and the ASCII
-#: apostrophe U+0027 (and the grave accent and prime, typed for them); folded to U+0027 for a
-#: lookup.
-APOSTROPHES = "\u2019\u02bc'`\u2032"
 
 _CACHED_LEMMAS = 4096
 
@@ -76,13 +74,6 @@ class Entry(NamedTuple):
     table: Paradigm
 
 
-def fold_apostrophes(text: str) -> str:
-    """``text`` with every apostrophe of :data:`APOSTROPHES` written U+0027 (``м’ясо`` ->
-    ``м'ясо``): how a lookup compares spellings that differ only in the apostrophe typed."""
-    return text.translate(_APOSTROPHE_FOLD)
-
-
-_APOSTROPHE_FOLD = str.maketrans(dict.fromkeys(APOSTROPHES, "'"))
 
 
 def split_alternatives(text: str) -> list[str]:

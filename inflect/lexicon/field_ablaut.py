@@ -40,11 +40,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from inflect.lexicon.field import FieldDictionary, Paradigm, add_form
+from inflect.lexicon.field import PERSONS, FieldDictionary, Paradigm, add_form
 
 __all__ = ["PERSONS", "ROWS", "Ablaut", "stored"]
 
-PERSONS = ("1;SG", "2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
 #: ablaut's six-person rows -> the bundle that the person is added to.
 ROWS = {
     "present": "V;IND;PRS",

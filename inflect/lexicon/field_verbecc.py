@@ -47,12 +47,17 @@ import sys
 import types
 from typing import Any, ClassVar
 
-from inflect.lexicon.field import FieldDictionary, Paradigm, add_form, split_alternatives
+from inflect.lexicon.field import (
+    PERSONS,
+    FieldDictionary,
+    Paradigm,
+    add_form,
+    split_alternatives,
+)
 from inflect.text.records import TagBundle
 
 __all__ = ["IMPERATIVE", "PERSONS", "REFLEXIVE", "TENSES", "Verbecc"]
 
-PERSONS = ("1;SG", "2;SG", "3;SG", "1;PL", "2;PL", "3;PL")
 #: The persons of each language's affirmative (and Spanish negative) imperative list.
 IMPERATIVE = {
     "fr": ("2;SG", "1;PL", "2;PL"),

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inflect.lexicon.field import Paradigm, add_form, split_alternatives
-from inflect.lexicon.field_verbecc import PERSONS
+from inflect.lexicon.field import PERSONS, Paradigm, add_form, split_alternatives
 from inflect.text.records import TagBundle
 
 __all__ = ["ERRATA", "MORE_TENSES", "paradigm", "written"]
