@@ -88,10 +88,11 @@ def test_data_check_names_unreadable_and_reordered_layers_with_their_lines(tmp_p
         encoding="utf-8",
     )
     out = CliRunner().invoke(main, ["data", "check", str(path)])
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # line 5 is an error: its tags cannot be read
+    assert f"{path}:5: '(' at character 6 is never closed" in out.output
     warnings = [line for line in out.output.splitlines() if line.startswith("warning:")]
     lines = [int(w.split(":")[2]) for w in warnings if "layer" in w]
-    assert lines == [2, 3, 5]
+    assert lines == [2, 3]  # the unreadable layer is not warned of again
     assert "2 lines write it so" in warnings[1]
     assert "never closed" in warnings[2] and "'PSS(1,PL'" in warnings[2]
 

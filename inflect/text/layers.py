@@ -9,9 +9,8 @@ features of one argument of a verb, or of a noun's possessor or case, as a layer
 layer itself (``ACC(PL,PSS(1,SG))``). A feature with brackets but no name before them (the 2018
 data's ``(non)NOM``) is no layer.
 
-This module is a stand-in with the names and meaning of the UniMorph 4 layer parser of issue 62
-(``inflect/text/unimorph4.py``: ``Layer``, ``LayerError``, ``is_layer``, ``parse_feature``), kept
-separate until the two are unified. It imports only the standard library.
+This module is the one parser of layered features: :mod:`inflect.text.unimorph4` (the reading of
+UniMorph 4 bundles as the 2018 data's) uses it. It imports only the standard library.
 """
 
 from __future__ import annotations
@@ -23,18 +22,27 @@ __all__ = [
     "Layer",
     "LayerError",
     "canonical_feature",
+    "check_balance",
     "feature_symbols",
     "is_layer",
     "layer_problem",
     "parse_feature",
+    "split_top",
 ]
 
+#: The name of a layer: what stands before its opening bracket (``NOM``, ``IN+ESS``, ``PSS``).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/_:\-]*")
 
 
 class LayerError(ValueError):
-    """A layered feature that cannot be read (unbalanced brackets, an empty layer or part, text
-    after the closing bracket); the message names the text."""
+    """A layered feature that cannot be read: unbalanced brackets, an empty layer or part.
+
+    The message reads ``what in 'TEXT'``.
+
+    Attributes:
+        text: the feature (or bundle) as written.
+        what: what is wrong, in words (with the character's position, counted from 1).
+    """
 
     def __init__(self, text: str, what: str) -> None:
         self.text, self.what = text, what
@@ -43,12 +51,12 @@ class LayerError(ValueError):
 
 @dataclass(frozen=True)
 class Layer:
-    """One layered feature.
+    """One layered feature: a name and an order-free set of parts.
 
     Attributes:
-        name: the layer's name (``"NOM"``, ``"PSS"``).
-        parts: its parts, each a plain feature or a nested :class:`Layer`; a set, so
-            ``PSS(PL,1) == PSS(1,PL)``.
+        name: the layer's name (``"NOM"``, ``"IN+ESS"``, ``"PSS"``).
+        parts: its parts, each a feature (``"3"``, ``"SG"``) or a nested :class:`Layer`; a set,
+            so ``PSS(PL,1) == PSS(1,PL)``.
         text: the layer as written (not compared).
     """
 
@@ -57,63 +65,108 @@ class Layer:
     text: str = field(default="", compare=False)
 
     def __str__(self) -> str:
-        """The canonical spelling: plain parts sorted, then nested layers, ``,`` between
-        (``PSS(1,PL)``)."""
-        plain = sorted(p for p in self.parts if isinstance(p, str))
-        nested = sorted(str(p) for p in self.parts if isinstance(p, Layer))
-        return f"{self.name}({','.join(plain + nested)})"
+        """The layer in a canonical spelling: parts sorted (nested layers last), ``,`` between
+        them (``PSS(1,PL)``)."""
+        return f"{self.name}({','.join(_sorted_parts(self.parts))})"
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The plain parts (not nested layers), sorted."""
+        return tuple(sorted(p for p in self.parts if isinstance(p, str)))
+
+    @property
+    def layers(self) -> tuple[Layer, ...]:
+        """The nested layers, sorted by their canonical spelling."""
+        return tuple(sorted((p for p in self.parts if isinstance(p, Layer)), key=str))
+
+    def atoms(self) -> tuple[str, ...]:
+        """The name and every plain part, nested layers' included, depth first (``ACC(PL,
+        PSS(1,SG))`` -> ``("ACC", "PL", "PSS", "1", "SG")``)."""
+        out = [self.name, *self.features]
+        for nested in self.layers:
+            out.extend(nested.atoms())
+        return tuple(out)
+
+
+def _sorted_parts(parts: frozenset[str | Layer]) -> list[str]:
+    plain = sorted(p for p in parts if isinstance(p, str))
+    return plain + sorted(str(p) for p in parts if isinstance(p, Layer))
 
 
 def is_layer(feature: str) -> bool:
-    """True when ``feature`` is written as a layer: a name directly followed by ``(``."""
-    found = _NAME.match(feature)
-    return found is not None and feature[found.end() : found.end() + 1] == "("
+    """True when ``feature`` is written as a layer: a name directly followed by ``(``
+    (``NOM(3,SG)``, ``IN+ESS(SG)``; not the 2018 data's ``(non)NOM``)."""
+    found = _NAME.match(feature.strip())
+    return found is not None and feature.strip()[found.end() : found.end() + 1] == "("
 
 
-def _balance_problem(text: str) -> str | None:
-    depth = 0
+def check_balance(text: str) -> None:
+    """Raise :class:`LayerError` for a ``(`` never closed or a ``)`` never opened."""
+    opened: list[int] = []
     for i, c in enumerate(text, 1):
+        if c == "(":
+            opened.append(i)
+        elif c == ")":
+            if not opened:
+                raise LayerError(text, f"')' at character {i} closes no bracket")
+            opened.pop()
+    if opened:
+        raise LayerError(text, f"'(' at character {opened[-1]} is never closed")
+
+
+def split_top(text: str, separators: str) -> list[str]:
+    """``text`` split on the ``separators`` that are outside round brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
         if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
-            if depth < 0:
-                return f"')' at character {i} closes no bracket"
-    return "a '(' is never closed" if depth else None
+        elif c in separators and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 def parse_feature(text: str) -> str | Layer:
-    """A feature: plain (returned as it is) or a :class:`Layer` (``,`` or ``;`` between parts).
+    """One feature of a bundle: a plain feature (returned stripped, as it is) or a
+    :class:`Layer`.
+
+    ``"DAT(PL)"`` -> ``Layer("DAT", {"PL"})``; ``"PSS(2,PL,FEM)"``; ``"DAT(PL;LGSPEC2)"``
+    (``;`` inside a layer separates parts, as ``,`` does); ``"ACC(PL,PSS(1,SG))"`` (a nested
+    layer); ``"N"`` -> ``"N"``; ``"(non)NOM"`` -> ``"(non)NOM"`` (no name before the bracket: not a
+    layer).
 
     Raises:
-        LayerError: unbalanced brackets, an empty layer or part, text after the layer.
+        LayerError: unbalanced brackets, an empty layer or part, or text after a layer's closing
+            bracket (``DAT(PL)X``); the message names the text.
     """
-    if "(" not in text and ")" not in text:
-        return text
-    problem = _balance_problem(text)
-    if problem:
-        raise LayerError(text, problem)
-    if not is_layer(text):
-        return text
-    name = _NAME.match(text).group()  # type: ignore[union-attr]
+    stripped = text.strip()
+    if "(" not in stripped and ")" not in stripped:
+        return stripped
+    check_balance(stripped)
+    if not is_layer(stripped):
+        return stripped
+    name = _NAME.match(stripped).group()  # type: ignore[union-attr]
+    inner_start = len(name) + 1
     depth, end = 0, -1
-    for i in range(len(name), len(text)):
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
+    for i in range(len(name), len(stripped)):
+        depth += {"(": 1, ")": -1}.get(stripped[i], 0)
         if depth == 0:
             end = i
             break
-    if end != len(text) - 1:
-        raise LayerError(text, "text after the layer's closing bracket")
-    parts, depth, start, inner = [], 0, 0, text[len(name) + 1 : end]
-    for i, c in enumerate(inner + ","):
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        if c in ",;" and depth == 0:
-            piece = inner[start:i].strip()
-            if not piece:
-                raise LayerError(text, "empty layer" if not inner.strip() else "empty part")
-            parts.append(parse_feature(piece))
-            start = i + 1
-    return Layer(name, frozenset(parts), text)
+    if end != len(stripped) - 1:
+        raise LayerError(stripped, f"text after the layer's closing bracket (character {end + 2})")
+    inner = stripped[inner_start:end]
+    if not inner.strip():
+        raise LayerError(stripped, "empty layer")
+    parts: list[str | Layer] = []
+    for piece in split_top(inner, ",;"):
+        if not piece.strip():
+            raise LayerError(stripped, "empty part")
+        parts.append(parse_feature(piece))
+    return Layer(name, frozenset(parts), stripped)
 
 
 def canonical_feature(feature: str) -> str:

@@ -269,27 +269,21 @@ def check_warnings(parsed: ParsedFile) -> list[DataFormatError]:
 
 def layer_warnings(parsed: ParsedFile) -> list[DataFormatError]:
     """The UniMorph 4 layered features of a file that a user should look at
-    (:mod:`inflect.text.layers`): one that cannot be read as a layer (``PSS(1,PL``: a bracket
-    never closed; an empty layer or part), on its line; and a layer written in another order of
-    its parts (or with other separators) than the file wrote it first (``NOM(MASC;3,SG)`` after
-    ``NOM(3,SG,MASC)``: the same feature, :func:`inflect.text.layers.canonical_feature`), once
-    per spelling, on its first line, with the number of lines that write it so."""
+    (:mod:`inflect.text.layers`): a layer written in another order of its parts (or with other
+    separators) than the file wrote it first (``NOM(MASC;3,SG)`` after ``NOM(3,SG,MASC)``: the
+    same feature, :func:`inflect.text.layers.canonical_feature`), once per spelling, on its first
+    line, with the number of lines that write it so. A layer that cannot be read (``PSS(1,PL``:
+    a bracket never closed) is an error of ``data check`` (:func:`inflect.corpora.bundles.
+    tag_problems`), not a warning here."""
     from inflect.text.layers import canonical_feature, is_layer, layer_problem
 
     found: list[DataFormatError] = []
     first: dict[str, tuple[str, int | None]] = {}
     others: dict[tuple[str, str], list[int | None]] = {}
     for ex in parsed.examples:
-        source = ex.source or parsed.stats.source
         for raw in split_features(ex.tags.text):
             feature = raw.strip()
-            problem = layer_problem(feature)
-            if problem is not None:
-                found.append(DataFormatError(
-                    source, ex.line, f"UniMorph 4 layered feature that cannot be read: {problem} "
-                    "(it is read as one opaque feature)", feature))
-                continue
-            if not is_layer(feature):
+            if layer_problem(feature) is not None or not is_layer(feature):
                 continue
             canonical = canonical_feature(feature)
             spelled, line = first.setdefault(canonical, (feature, ex.line))

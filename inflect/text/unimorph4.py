@@ -12,7 +12,8 @@ write ``;`` inside a layer (``DAT(PL;LGSPEC2)``), read the same. A part may itse
 (``ACC(PL,PSS(1,SG))``). Parts are a set: ``PSS(PL,1) == PSS(1,PL)``.
 
 A bracket that is never closed or closed without being opened, an empty layer (``DAT()``) or an
-empty part (``NOM(3,,SG)``) is a :class:`LayerError` naming the text. A feature that only
+empty part (``NOM(3,,SG)``) is a :class:`LayerError` naming the text. The parser of one
+feature is :mod:`inflect.text.layers`' (:func:`parse_feature`, :class:`Layer`), re-exported here. A feature that only
 contains brackets without a name before them (the 2018 data's ``(non)NOM``) is not a layer.
 
 The conversion of a layered bundle to the 2018 data's features of a language is
@@ -24,8 +25,16 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from inflect.text.layers import (
+    Layer,
+    LayerError,
+    check_balance,
+    is_layer,
+    parse_feature,
+    split_top,
+)
 from inflect.text.tagsets import language_table
 from inflect.text.unimorph import part_of_speech
 
@@ -42,150 +51,13 @@ __all__ = [
     "unpack_unimorph4",
 ]
 
-#: The name of a layer: what stands before its opening bracket (``NOM``, ``IN+ESS``, ``PSS``).
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+/_:\-]*")
 #: A layer anywhere in a bundle's text: a name directly followed by ``(``.
 _LAYER_START = re.compile(r"(?:^|[;,(])\s*[A-Za-z0-9][A-Za-z0-9.+/_:\-]*\(")
-
-
-class LayerError(ValueError):
-    """A layered feature that cannot be read: unbalanced brackets, an empty layer or part.
-
-    The message reads ``what in 'TEXT'``.
-
-    Attributes:
-        text: the feature (or bundle) as written.
-        what: what is wrong, in words (with the character's position, counted from 1).
-    """
-
-    def __init__(self, text: str, what: str) -> None:
-        self.text, self.what = text, what
-        super().__init__(f"{what} in UniMorph 4 layered feature {text!r}")
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One layered feature: a name and an order-free set of parts.
-
-    Attributes:
-        name: the layer's name (``"NOM"``, ``"IN+ESS"``, ``"PSS"``).
-        parts: its parts, each a feature (``"3"``, ``"SG"``) or a nested :class:`Layer`; a set,
-            so ``PSS(PL,1) == PSS(1,PL)``.
-        text: the layer as written (not compared).
-    """
-
-    name: str
-    parts: frozenset[str | Layer]
-    text: str = field(default="", compare=False)
-
-    def __str__(self) -> str:
-        """The layer in a canonical spelling: parts sorted (nested layers last), ``,`` between
-        them (``PSS(1,PL)``)."""
-        return f"{self.name}({','.join(_sorted_parts(self.parts))})"
-
-    @property
-    def features(self) -> tuple[str, ...]:
-        """The plain parts (not nested layers), sorted."""
-        return tuple(sorted(p for p in self.parts if isinstance(p, str)))
-
-    @property
-    def layers(self) -> tuple[Layer, ...]:
-        """The nested layers, sorted by their canonical spelling."""
-        return tuple(sorted((p for p in self.parts if isinstance(p, Layer)), key=str))
-
-    def atoms(self) -> tuple[str, ...]:
-        """The name and every plain part, nested layers' included, depth first (``ACC(PL,
-        PSS(1,SG))`` -> ``("ACC", "PL", "PSS", "1", "SG")``)."""
-        out = [self.name, *self.features]
-        for nested in self.layers:
-            out.extend(nested.atoms())
-        return tuple(out)
-
-
-def _sorted_parts(parts: frozenset[str | Layer]) -> list[str]:
-    plain = sorted(p for p in parts if isinstance(p, str))
-    return plain + sorted(str(p) for p in parts if isinstance(p, Layer))
-
-
-def is_layer(feature: str) -> bool:
-    """True when ``feature`` is written as a layer: a name directly followed by ``(``
-    (``NOM(3,SG)``, ``IN+ESS(SG)``; not the 2018 data's ``(non)NOM``)."""
-    found = _NAME.match(feature.strip())
-    return found is not None and feature.strip()[found.end() : found.end() + 1] == "("
 
 
 def has_layers(text: str) -> bool:
     """True when a tag bundle's text holds a layered feature anywhere (``N;DAT(PL)``)."""
     return "(" in text and _LAYER_START.search(text) is not None
-
-
-def _check_balance(text: str) -> None:
-    """Raise :class:`LayerError` for a ``(`` never closed or a ``)`` never opened."""
-    opened: list[int] = []
-    for i, c in enumerate(text, 1):
-        if c == "(":
-            opened.append(i)
-        elif c == ")":
-            if not opened:
-                raise LayerError(text, f"')' at character {i} closes no bracket")
-            opened.pop()
-    if opened:
-        raise LayerError(text, f"'(' at character {opened[-1]} is never closed")
-
-
-def _split_top(text: str, separators: str) -> list[str]:
-    """``text`` split on the ``separators`` that are outside round brackets."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c in separators and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def parse_feature(text: str) -> str | Layer:
-    """One feature of a bundle: a plain feature (returned stripped, as it is) or a
-    :class:`Layer`.
-
-    ``"DAT(PL)"`` -> ``Layer("DAT", {"PL"})``; ``"PSS(2,PL,FEM)"``; ``"DAT(PL;LGSPEC2)"``
-    (``;`` inside a layer separates parts, as ``,`` does); ``"ACC(PL,PSS(1,SG))"`` (a nested
-    layer); ``"N"`` -> ``"N"``; ``"(non)NOM"`` -> ``"(non)NOM"`` (no name before the bracket: not a
-    layer).
-
-    Raises:
-        LayerError: unbalanced brackets, an empty layer or part, or text after a layer's closing
-            bracket (``DAT(PL)X``); the message names the text.
-    """
-    stripped = text.strip()
-    if "(" not in stripped and ")" not in stripped:
-        return stripped
-    _check_balance(stripped)
-    if not is_layer(stripped):
-        return stripped
-    name = _NAME.match(stripped).group()  # type: ignore[union-attr]
-    inner_start = len(name) + 1
-    depth, end = 0, -1
-    for i in range(len(name), len(stripped)):
-        depth += {"(": 1, ")": -1}.get(stripped[i], 0)
-        if depth == 0:
-            end = i
-            break
-    if end != len(stripped) - 1:
-        raise LayerError(stripped, f"text after the layer's closing bracket (character {end + 2})")
-    inner = stripped[inner_start:end]
-    if not inner.strip():
-        raise LayerError(stripped, "empty layer")
-    parts: list[str | Layer] = []
-    for piece in _split_top(inner, ",;"):
-        if not piece.strip():
-            raise LayerError(stripped, "empty part")
-        parts.append(parse_feature(piece))
-    return Layer(name, frozenset(parts), stripped)
 
 
 def parse_bundle(text: str) -> tuple[str | Layer, ...]:
@@ -197,9 +69,9 @@ def parse_bundle(text: str) -> tuple[str | Layer, ...]:
         LayerError: unbalanced brackets anywhere in the bundle, an empty feature, or as
             :func:`parse_feature`.
     """
-    _check_balance(text)
+    check_balance(text)
     features = []
-    for piece in _split_top(text, ";"):
+    for piece in split_top(text, ";"):
         if not piece.strip():
             raise LayerError(text, "empty feature")
         features.append(parse_feature(piece))

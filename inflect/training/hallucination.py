@@ -122,6 +122,14 @@ def hallucinate_item(item: Item, symbols: Sequence[str], rng: random.Random) -> 
     return Item(tuple(source), item.features, item.language, tuple(target))
 
 
+def _by_language(items: Sequence[Item]) -> dict[str | None, list[Item]]:
+    """The items of each language, languages in the order they first appear."""
+    grouped: dict[str | None, list[Item]] = {}
+    for it in items:
+        grouped.setdefault(it.language, []).append(it)
+    return grouped
+
+
 def hallucinate(items: Sequence[Item], size: int, seed: int) -> list[Item]:
     """Hallucinated pairs that bring each language's training set up to ``size`` pairs.
 
@@ -139,9 +147,7 @@ def hallucinate(items: Sequence[Item], size: int, seed: int) -> list[Item]:
     Returns:
         The new items only, grouped by language in the order languages first appear.
     """
-    by_language: dict[str | None, list[Item]] = {}
-    for it in items:
-        by_language.setdefault(it.language, []).append(it)
+    by_language = _by_language(items)
     out: list[Item] = []
     for language, own in by_language.items():
         missing = size - len(own)
@@ -234,9 +240,7 @@ def lengthen(items: Sequence[Item], size: int, seed: int) -> list[Item]:
     Returns:
         The new items only, grouped by language in the order languages first appear.
     """
-    by_language: dict[str | None, list[Item]] = {}
-    for it in items:
-        by_language.setdefault(it.language, []).append(it)
+    by_language = _by_language(items)
     out: list[Item] = []
     for language, own in by_language.items() if size > 0 else ():
         rng = random.Random(f"lengthen:{seed}:{language}")
