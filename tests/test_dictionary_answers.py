@@ -234,7 +234,7 @@ def test_the_paradigm_grid_says_which_forms_are_guesses(no_unimorph):
                                  "--format", "jsonl"])
     records = [json.loads(x) for x in _records(jsonl.output)]
     assert len(records) == total
-    assert sum(any(f["source"] for f in r["forms"]) for r in records) == attested
+    assert sum(any(f["attested"] for f in r["forms"]) for r in records) == attested
     alone = runner.invoke(main, ["paradigm", "--lang", "spanish", "pasar", "--pos", "V",
                                  "--format", "table", "--no-lexicon"], env={"COLUMNS": "200"})
     assert "no source attests a form of this paradigm: every form is the model's guess" in \

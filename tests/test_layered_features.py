@@ -94,7 +94,6 @@ def test_data_check_names_unreadable_and_reordered_layers_with_their_lines(tmp_p
     lines = [int(w.split(":")[2]) for w in warnings if "layer" in w]
     assert lines == [2, 3]  # the unreadable layer is not warned of again
     assert "2 lines write it so" in warnings[1]
-    assert "never closed" in warnings[2] and "'PSS(1,PL'" in warnings[2]
 
 
 # --- the model -------------------------------------------------------------------------------

@@ -237,7 +237,7 @@ def test_paradigm_shows_the_attested_cells_and_no_lexicon_the_model_alone(tmp_pa
     assert past["form"] == "went" and past["source"].startswith("lemminflect ")
     alone = runner.invoke(main, [*args, "--no-lexicon"])
     for line in alone.output.splitlines():
-        assert all(not f.get("source") for f in json.loads(line)["forms"])
+        assert all(not f["attested"] for f in json.loads(line)["forms"])
 
 
 def test_a_dictionary_is_loaded_only_for_its_language_at_its_first_lookup(tmp_path):

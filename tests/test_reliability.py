@@ -228,7 +228,7 @@ def test_attention_png_shows_dollar_signs_verbatim(tmp_path):
     (tmp_path / "a.png").write_bytes(attention_png(explanation))
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
     figure = attention_figure(explanation)
-    assert figure.axes[0].get_title() == r"\$a^\$   p = 1.0000"  # \$ prints as a plain $
+    assert figure.axes[0].get_title() == "\\$a^\\$\np = 1.0000"  # \$ prints as a plain $
     import matplotlib.pyplot as plt
 
     plt.close(figure)

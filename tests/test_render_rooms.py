@@ -43,8 +43,8 @@ def test_a_paradigm_is_one_json_object_per_cell_in_reading_order():
     assert second["tags"] == "N;NOM;PL" and second["row"] == "NOM" and second["column"] == "PL"
     assert second["certificate"] == "mode_only" and second["complete"] is False
     assert second["forms"] == [
-        {"form": "talot", "probability": 0.75, "source": "finnish.tsv:3"},
-        {"form": "taloja", "probability": 0.25, "source": None},
+        {"form": "talot", "probability": 0.75, "source": "finnish.tsv:3", "attested": True},
+        {"form": "taloja", "probability": 0.25, "source": "model", "attested": False},
     ]
     assert second["warnings"] == ["ä unseen"] and second["input"] == "in.txt:7"
     assert "ä" in lines[1]  # user text verbatim, not \\u escapes

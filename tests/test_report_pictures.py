@@ -49,7 +49,7 @@ def test_png_has_a_panel_per_form_titled_with_its_probability():
     fig = attention_figure(_explanation(), max_forms=2)
     try:
         axes = _image_axes(fig)
-        assert [ax.get_title() for ax in axes] == ["ba   p = 0.5000", "bb   p = 0.3000"]
+        assert [ax.get_title() for ax in axes] == ["ba\np = 0.5000", "bb\np = 0.3000"]
         # weights written in the nonzero cells only, at their positions
         texts = {(t.get_position(), t.get_text()) for t in axes[0].texts}
         assert texts == {
@@ -92,7 +92,7 @@ def test_png_of_an_explanation_without_panels_shows_the_best_string(tmp_path):
     found = Explanation(rec, ["a", "b"], ["b", "a", EOS_LABEL], np.eye(3, 2))
     fig = attention_figure(found)
     try:
-        assert [ax.get_title() for ax in _image_axes(fig)] == ["ba   p = 1.0000"]
+        assert [ax.get_title() for ax in _image_axes(fig)] == ["ba\np = 1.0000"]
     finally:
         plt.close(fig)
     (tmp_path / "a.png").write_bytes(attention_png(found))

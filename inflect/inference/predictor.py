@@ -363,6 +363,8 @@ class Predictor(Searcher):
 
         dialect = detect_dialect(tags.text) if self.tag_format == "auto" else self.tag_format
         shipped = self.model_name is not None
+        if dialect == "unimorph4" and any("(" in f for f in self.features):
+            return tags, (), None  # a model trained on UniMorph 4 layers (served, or by path)
         if not shipped and (dialect == "unimorph" or all(map(self.reads, tags.features))):
             return tags, (), None  # a model given by path, trained on tags written this way
         known = language_bundles(language)

@@ -206,7 +206,8 @@ class Lexicons:
                         user.add(attested.form)
             if mine:
                 held.append(mine)
-        order = sorted(found, key=lambda f: (f not in user, -len(families[f])))
+        # the user's forms first, in the user's order; then by independent sources
+        order = sorted(found, key=lambda f: (0, 0) if f in user else (1, -len(families[f])))
         forms = tuple(Attestation(form, "; ".join(found[form])) for form in order)
         if forms:
             self.answered[self.layers[min(layers_of[order[0]])].name] += 1
