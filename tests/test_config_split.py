@@ -98,7 +98,7 @@ def test_the_two_configs_split_the_old_fields_and_declare_what_may_change():
     assert {"dropout", "max_decode_len", "tag_bundles"} == WARM_START_FIELDS & MODEL_FIELDS
     # the reading of layered features: declared by the model, kept by a resume (an earlier
     # checkpoint, without the field, resumes with its opaque reading)
-    assert RESUME_FIELDS == OLD_RESUME | {"layered_features"}
+    assert OLD_RESUME | {"layered_features"} == RESUME_FIELDS
     from inflect.training.state import RESUME_FREE_FIELDS
     from inflect.training.warm_start import TRAINING_FIELDS
 
