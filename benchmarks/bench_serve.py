@@ -253,12 +253,15 @@ def _under_load(service: Service, paths: list[str], bodies: list[bytes], request
             for b, d in zip(bodies, done, strict=True)]
     for thread in bulk:
         thread.start()
-    if bodies:  # until each bulk request is queued, searched or refused
+    if bodies:  # until the bulk requests are queued (most of two), or each was answered once
+        size = len(json.loads(bodies[0])["inputs"])
         deadline = time.perf_counter() + 120
         while time.perf_counter() < deadline and not stop.is_set():
+            if all(d[0] or d[1] for d in done):
+                break
             state = _health(service)
-            if state["waiting"] + state["searching"] + 1000 * sum(d[1] > 0 for d in done) >= \
-                    min(len(bodies), 2) * 1000 - 300:
+            if state["waiting"] + state["searching"] + size * sum(d[1] > 0 for d in done) >= \
+                    0.7 * min(len(bodies), 2) * size:
                 break
             time.sleep(0.05)
     state = _health(service)

@@ -45,26 +45,45 @@ def comma_list(ctx, param, value):
     return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
 
 
-#: The options that may bring a language no spec knows (a user's model, training files or
-#: prediction files; issue 65): declared eager (processed before ``--lang``), so that a name new
-#: to the package is kept as given where one of them is given.
-NEW_LANGUAGE_SOURCES = ("models", "user_models", "train_files", "pred_files")
+#: The options whose files may hold a language no spec knows (issue 65): training files and
+#: prediction files. They and ``--model`` are declared eager (processed before ``--lang``).
+NEW_LANGUAGE_FILES = ("train_files", "pred_files")
+
+
+def _register_model_languages(ctx) -> None:
+    """Make the languages of the command's ``--model`` checkpoints known to
+    :func:`inflect.text.languages.resolve` (their metadata alone, as loading them does), so that
+    ``--lang`` may name a user's language that a model carries; a ``--model`` that cannot be
+    read is left to the command to report."""
+    from inflect.inference.user_models import checkpoint_languages
+    from inflect.nn.checkpoint import CheckpointError
+
+    paths = list(ctx.params.get("models") or ())
+    for given in ctx.params.get("user_models") or ():  # serve's NAME=PATH
+        _, sep, path = given.partition("=")
+        paths.append(path if sep and not os.path.exists(given) else given)
+    for path in paths:
+        try:
+            checkpoint_languages([path])
+        except (OSError, ValueError, CheckpointError):
+            continue
 
 
 def _language_names(ctx, param, names) -> tuple[str, ...]:
-    """``names`` resolved to shared-task names (:func:`inflect.text.languages.resolve`): a name
-    that is no language's, or several languages', is a usage error (exit status 2, as every
-    other wrong option value), whichever command it is given to, unless the command was given
-    a source of new languages (:data:`NEW_LANGUAGE_SOURCES`: ``--model``, ``--train``,
-    ``--pred``): then a name no spec knows is kept as given, for the model's spec or the
-    files to answer for (an ambiguous name stays an error).
+    """``names`` resolved to shared-task names (:func:`inflect.text.languages.resolve`, which
+    knows the user's languages and those of the command's ``--model``): a name that is no
+    language's, or several languages', is a usage error (exit status 2, as every other wrong
+    option value), whichever command it is given to, unless the command reads files that may
+    define a new language (:data:`NEW_LANGUAGE_FILES`: ``--train``, ``--pred``): there a name
+    no spec knows is kept as given (an ambiguous name stays an error).
 
     Raises:
         click.BadParameter: naming the value, the closest languages (or those it names).
     """
     from inflect.text.languages import AmbiguousLanguageError, UnknownLanguageError, resolve
 
-    new_ok = any(ctx.params.get(name) for name in NEW_LANGUAGE_SOURCES)
+    _register_model_languages(ctx)
+    new_ok = any(ctx.params.get(name) for name in NEW_LANGUAGE_FILES)
     found = []
     for name in names:
         try:
