@@ -209,8 +209,10 @@ def test_the_readmes_python_examples_run():
 
 def test_the_agreement_recipe_counts_the_pairs_shared_with_2018(conll2018, tmp_path):
     """recipes/unimorph4/agreement.py on a 2023-layout folder made of german-dev's first 200
-    lines written as UniMorph 4 (no SIGMORPHON 2023 files here): every pair is shared with the
-    2018 files and agrees; a cell written wrong (the verb's agreement as ACC) is listed."""
+    lines written as UniMorph 4 (no SIGMORPHON 2023 files here): every line reads as its 2018
+    cell and has its form; a line whose tags are another cell of its lemma (one form written
+    under another line's tags) disagrees and its cell is listed; a lemma the 2018 files lack is
+    not counted; tags read as no 2018 cell of the lemma are counted apart."""
     import importlib.util
 
     recipe = HERE.parent / "recipes" / "unimorph4" / "agreement.py"
@@ -222,12 +224,20 @@ def test_the_agreement_recipe_counts_the_pairs_shared_with_2018(conll2018, tmp_p
             for lemma, form, tags in (line.split("\t") for line in lines)]
     (tmp_path / "deu.trn").write_text("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows),
                                       encoding="utf-8")
-    wrong = next(r for r in rows if r[1] == "V;IND;PRS;NOM(3,SG)")
-    (tmp_path / "deu.dev").write_text(f"{wrong[0]}\tV;IND;PRS;3;PL\t{wrong[2]}\n",
-                                      encoding="utf-8")
+    # two lines of one lemma with different forms: the first's form under the second's tags
+    first, second = next(
+        (a, b) for i, a in enumerate(rows) for b in rows[i + 1:]
+        if a[0] == b[0] and a[2] != b[2] and a[1] != b[1]
+    )
+    (tmp_path / "deu.dev").write_text(
+        f"{first[0]}\t{second[1]}\t{first[2]}\n"
+        "Zzyzxwort\tN;NOM(SG)\tZzyzxwort\n"  # a lemma the 2018 files lack: not counted
+        f"{first[0]}\tN;VOC(DU)\t{first[2]}\n",  # no 2018 cell of the lemma: counted apart
+        encoding="utf-8",
+    )
     row = module.agreement("deu", tmp_path, conll2018)
-    assert (row["language"], row["pairs"], row["agree"]) == ("german", 201, 200)
-    assert row["untrusted"] == ["V;IND;PRS;3;PL"]
+    assert (row["language"], row["pairs"], row["agree"], row["other"]) == ("german", 201, 200, 1)
+    assert set(row["untrusted"]) <= {second[1]}  # the one cell with a line that disagrees
     out = tmp_path / "agreement.md"
     module.main(["--data-2023", str(tmp_path), "--data-2018", str(conll2018), "--out", str(out)])
-    assert "| german (deu) | 201 | 200 | 99.5% | `V;IND;PRS;3;PL` |" in out.read_text()
+    assert "| german (deu) | 201 | 200 | 99.5% | 1 |" in out.read_text()

@@ -206,6 +206,11 @@ def _unimorph(bundle: TagBundle, known: KnownBundles | None) -> TagReading:
     return TagReading(text, "unimorph", fixed, (f"tag bundle {quoted(text)} read as {fixed.text}",))
 
 
+#: The dimensions whose values tell one cell of a paradigm from another, so that a reading that
+#: drops one the language marks answers another cell (:meth:`_Resolver.selects_another_cell`).
+_CELL_DIMENSIONS = frozenset({"tense", "mood", "aspect", "person"})
+
+
 @dataclass(frozen=True)
 class _Fit:
     """A bundle of the language for a candidate: its key (more features shared first, then
@@ -293,15 +298,32 @@ class _Resolver:
         if len(best) == 1 and self.clean(best[0]):
             return self.done(best[0].bundle, best[0])
         self.blame()
-        if len(best) == 1:
+        if len(best) == 1 and not self.selects_another_cell(best[0]):
             return self.done(best[0].bundle, best[0])
         asked = TagBundle(candidates[0])
         why = ""
-        if best:
+        if len(best) == 1:  # it drops what the language marks a cell by: another cell
+            why = (f"; the nearest of {self.name}'s 2018 bundles, {best[0].bundle.text}, lacks "
+                   f"{', '.join(best[0].dropped)}, which {self.name} marks: no 2018 cell")
+        elif best:
             tied = " or ".join(f.bundle.text for f in best)
             why = f", which fits several of {self.name}'s 2018 bundles equally: {tied}"
         note = _read_as(self.dialect, self.text, asked, why)
         return TagReading(self.text, self.dialect, asked, (note,), known=False)
+
+    def selects_another_cell(self, fit: _Fit) -> bool:
+        """The fit drops a feature of a dimension that tells a language's cells apart (tense,
+        mood, aspect, person) which the language marks, but never on the fit's part of speech:
+        Turkish ``N;PL;IND;PST;NOM(2,PL)``, a noun as a predicate ("you were ..."), is not the
+        plain ``N;NOM;PL``. Dropping an inherent feature (a Russian noun's UD ``Gender``), or one
+        the part of speech carries in other cells (Spanish UD's subjunctive ``IPFV``), keeps the
+        cell."""
+        pos = {f for f in fit.bundle.multiset if dimension_of(f) == PART_OF_SPEECH}
+        carried = {f for b in self.known.bundles if pos & set(b.multiset) for f in b.multiset}
+        return any(
+            f in self.known.features and f not in carried and dimension_of(f) in _CELL_DIMENSIONS
+            for f in fit.dropped
+        )
 
     def blame(self) -> None:
         """Raise a :class:`TagError` naming the layer without which the tags fit cleanly (the

@@ -33,9 +33,9 @@ from inflect.text.records import SPLITS, TagBundle
 UNTRUSTED = 0.5
 
 
-def pairs_2018(folder: Path, language: str) -> dict[tuple[str, str], set[tuple[str, ...]]]:
-    """(lemma, form) -> the bundles (as multisets) the 2018 files of ``language`` give it."""
-    found: dict[tuple[str, str], set[tuple[str, ...]]] = defaultdict(set)
+def cells_2018(folder: Path, language: str) -> dict[tuple[str, tuple[str, ...]], set[str]]:
+    """(lemma, bundle as a multiset) -> the forms the 2018 files of ``language`` give it."""
+    found: dict[tuple[str, tuple[str, ...]], set[str]] = defaultdict(set)
     for split in SPLITS:
         path = folder / f"{language}-{split}"
         if split == "covered-test" or not path.is_file():
@@ -43,54 +43,65 @@ def pairs_2018(folder: Path, language: str) -> dict[tuple[str, str], set[tuple[s
         for line in path.read_text(encoding="utf-8").splitlines():
             fields = line.split("\t")
             if len(fields) == 3:
-                found[(fields[0], fields[1])].add(TagBundle.parse(fields[2]).multiset)
+                found[(fields[0], TagBundle.parse(fields[2]).multiset)].add(fields[1])
     return found
 
 
 def agreement(code: str, folder_2023: Path, folder_2018: Path) -> dict | None:
-    """The row of one 2023 language (None where the 2018 data do not have it)."""
+    """The row of one 2023 language (None where the 2018 data do not have it): its train and dev
+    lines whose lemma the 2018 files have; of those, the lines whose tags read as a cell the 2018
+    files give that lemma (``pairs``), and the lines among them whose form is the 2018 form of
+    that cell (``agree``); the lines whose tags read as no cell of the lemma in 2018 (``other``:
+    the 2018 files sample a paradigm's cells, so most of these are cells they left out)."""
     try:
         language = resolve(code).name
     except UnknownLanguageError:
         return None
     known = language_bundles(language)
-    shared = pairs_2018(folder_2018, language)
+    shared = cells_2018(folder_2018, language)
     if known is None or not shared:
         return None
+    lemmas = {lemma for lemma, _ in shared}
     cells: dict[str, Counter] = defaultdict(Counter)
     readings: dict[str, tuple[str, ...] | None] = {}
+    other = 0
     for suffix in ("trn", "dev"):
         path = folder_2023 / f"{code}.{suffix}"
         if not path.is_file():
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             fields = line.split("\t")
-            if len(fields) != 3 or (fields[0], fields[2]) not in shared:
+            if len(fields) != 3 or fields[0] not in lemmas:
                 continue
             tags = fields[1]
             if tags not in readings:
                 try:
-                    readings[tags] = read_tags(tags, "auto", known).asked.multiset
+                    readings[tags] = read_tags(tags, "auto", known, language).asked.multiset
                 except TagError:
                     readings[tags] = None
-            cells[tags][readings[tags] in shared[(fields[0], fields[2])]] += 1
+            forms = shared.get((fields[0], readings[tags])) if readings[tags] else None
+            if forms is None:
+                other += 1
+                continue
+            cells[tags][fields[2] in forms] += 1
     total = sum(sum(c.values()) for c in cells.values())
     agree = sum(c[True] for c in cells.values())
     untrusted = sorted(t for t, c in cells.items() if c[True] <= UNTRUSTED * sum(c.values()))
     return {"language": language, "code": code, "pairs": total, "agree": agree,
-            "untrusted": untrusted}
+            "other": other, "untrusted": untrusted}
 
 
 def table(rows: list[dict]) -> str:
     """The Markdown table of the rows."""
-    lines = ["| language | pairs shared with 2018 | agreeing | share | cells where most disagree |",
-             "|---|---:|---:|---:|---|"]
+    lines = ["| language | lines in a 2018 cell | same form | share | lines in no 2018 cell | "
+             "cells where most disagree |",
+             "|---|---:|---:|---:|---:|---|"]
     for r in rows:
         share = f"{100 * r['agree'] / r['pairs']:.1f}%" if r["pairs"] else "—"
         cells = ", ".join(f"`{c}`" for c in r["untrusted"][:10]) or "—"
         more = f" (+{len(r['untrusted']) - 10})" if len(r["untrusted"]) > 10 else ""
         lines.append(f"| {r['language']} ({r['code']}) | {r['pairs']:,} | {r['agree']:,} | "
-                     f"{share} | {cells}{more} |")
+                     f"{share} | {r['other']:,} | {cells}{more} |")
     return "\n".join(lines) + "\n"
 
 
