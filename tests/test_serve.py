@@ -542,7 +542,9 @@ def test_one_word_beside_five_bulk_clients_is_answered_within_3_s():
         else:
             assert got["forms"][0]["form"] == "Hauses" and got["forms"][0]["attested"]
         assert took < 3.0, f"one word took {took:.1f} s beside five bulk clients"
-        assert sum(request.done() for request in bulk) == len(refused)  # it did not wait
+        # it did not wait for them: no bulk request was answered before it (one refused after
+        # the loop above looked, a 503, may be done)
+        assert all(request.result()[0] == 503 for request in bulk if request.done())
         after = call(url, "/healthz")[2]
         assert after["waiting"] > 0 and after["queued_seconds"] > 0  # the bulk work goes on
         assert after["ready"] == (after["queued_seconds"] < 30)  # busy past --max-wait's 30 s
