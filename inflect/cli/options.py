@@ -45,7 +45,7 @@ def comma_list(ctx, param, value):
     return tuple(n.strip() for v in value or () for n in v.split(",") if n.strip())
 
 
-#: The options whose files may hold a language no spec knows (issue 65): training files and
+#: The options whose files may hold a language no spec knows: training files and
 #: prediction files. They and ``--model`` are declared eager (processed before ``--lang``).
 NEW_LANGUAGE_FILES = ("train_files", "pred_files")
 

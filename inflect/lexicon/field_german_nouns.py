@@ -6,7 +6,7 @@ lists (about a second); this adapter memory-maps the installed table, indexes wh
 lines start once, at the first German lookup (one pass over the bytes: about 0.3 s, a dictionary
 of 100,000 lemmas), and reads a lemma's lines with :mod:`csv` (microseconds). A byte search of
 the table per lemma, as earlier versions did, cost 20–100 ms a lemma: 85 % of a 1,000-word
-German request of ``inflect serve`` (issue 64). Every row of the lemma counts (``Bank``:
+German request of ``inflect serve``. Every row of the lemma counts (``Bank``:
 ``Bänke`` and ``Banken``).
 
 =================================================  ===========================================

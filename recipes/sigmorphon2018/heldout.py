@@ -1,4 +1,4 @@
-"""The held-out slices of ``train-high`` by which medium models are chosen (issue 63).
+"""The held-out slices of ``train-high`` by which medium models are chosen.
 
 A medium language's dev set of 50-100 words is a noisy judge: among several candidates, the one
 that wins it is in part the one that was lucky on those words, so its dev figure is optimistic.
@@ -20,7 +20,7 @@ import os
 import random
 from pathlib import Path
 
-#: The dev sets with fewer words than this are the noisy ones (issue 63).
+#: The dev sets with fewer words than this are the noisy ones.
 SMALL_DEV = 200
 #: The most words of the selection slice S (a third of the unseen pairs where fewer).
 SELECTION_MAX = 500

@@ -1,5 +1,5 @@
 """How much of the medium setting's drop from dev to unseen data a less noisy selection removes
-(issue 63, "Selection that holds on unseen data").
+(the recipe README, "Selection that holds on unseen data").
 
 A medium language's dev set of 50-100 words is a noisy judge: the model that wins it among
 several candidates is, in part, the one that was lucky on those words, so its dev figure is
