@@ -250,7 +250,10 @@ BAD_GETS = [
     ({"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL", "beam": "0"}, "beam", "0",
      "greater than or equal to 1"),
     ({"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL", "support": "some"}, "support",
-     "some", "'auto', 'always' or 'never'"),
+     "some", "unknown value 'some'; choose one of 'auto', 'always' or 'never'"),
+    ({"lang": "german", "lemma": "Haus", "tags": "N;DAT;PL", "tag_format": "conllu"},
+     "tag_format", "conllu",
+     "unknown value 'conllu'; choose one of 'auto', 'unimorph', 'unimorph4' or 'ud'"),
 ]
 
 
@@ -313,6 +316,100 @@ def test_bad_paradigm_requests(server):
     status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "a" * 150,
                                                      "pos": "N"})
     assert (status, error["field"]) == (422, "lemma") and "longer than" in error["error"]
+
+
+# ------------------------------------------------------------------ the tags' dialect
+#: German *Haus*, plural dative, in UD (the known form: *Häusern*; its 2018 bundle N;DAT;PL).
+UD_DATIVE = "NOUN|Case=Dat|Number=Plur"
+
+
+def _not_mine(server) -> list[str]:
+    """The lexicons the service offers other than the test's german.tsv (which holds Haus
+    N;DAT;PL itself): the answer is then the field dictionaries' and the shipped data's."""
+    return [n for n in call(server, "/v1/models")[2]["lexicons"] if n != "german.tsv"]
+
+
+def test_tag_format_forces_the_dialect_on_get_and_post(server):
+    lexicons = _not_mine(server)
+    params = {"lang": "german", "lemma": "Haus", "tags": UD_DATIVE, "lexicon": lexicons}
+    status, _, ud = call(server, "/v1/inflect", {**params, "tag_format": "ud"})
+    assert status == 200, ud
+    assert (ud["tags"], ud["asked"]) == (UD_DATIVE, "N;DAT;PL")
+    assert (ud["forms"][0]["form"], ud["forms"][0]["attested"]) == ("Häusern", True)
+    # auto detects UD by its '=': the same record as forced (and as no tag_format at all)
+    status, _, auto = call(server, "/v1/inflect", {**params, "tag_format": "auto"})
+    assert status == 200 and auto == call(server, "/v1/inflect", params)[2]
+    same(auto, ud)
+    # forced unimorph: the text is one unknown feature, asked as written (the reader reads the
+    # 2018 dialect as written), no lexicon holds it and the record says so
+    status, _, plain = call(server, "/v1/inflect", {**params, "tag_format": "unimorph"})
+    assert status == 200 and plain["asked"] == UD_DATIVE
+    assert not any(f["attested"] for f in plain["forms"])
+    assert any("not seen in training" in w for w in plain["warnings"])
+    # forced ud on a 2018 bundle: N;DAT;PL has no UPOS, a 422 naming the tags
+    status, _, error = call(server, "/v1/inflect", {**params, "tags": "N;DAT;PL",
+                                                    "tag_format": "ud"})
+    assert (status, error["field"], error["value"]) == (422, "tags", "N;DAT;PL")
+    assert "UPOS" in error["error"]
+    # POST: the body's tag_format holds for every input, each read as the GET reads it
+    inputs = [{"lemma": "Haus", "tags": UD_DATIVE}, {"lemma": "Haus", "tags": "N;DAT;PL"}]
+    status, _, got = post(server, {"lang": "german", "lexicon": lexicons, "tag_format": "ud",
+                                   "inputs": inputs[:1]})
+    assert status == 200
+    same(got["results"][0], ud)
+    status, _, got = post(server, {"lang": "german", "lexicon": lexicons,
+                                   "tag_format": "unimorph", "inputs": inputs[:1]})
+    assert status == 200 and got["results"][0]["asked"] == UD_DATIVE
+    status, _, got = post(server, {"lang": "german", "lexicon": lexicons, "inputs": inputs})
+    assert status == 200 and [r["asked"] for r in got["results"]] == ["N;DAT;PL"] * 2
+    status, _, error = post(server, {"lang": "german", "tag_format": "ud", "inputs": inputs})
+    assert (status, error["field"], error["value"]) == (422, "inputs[1].tags", "N;DAT;PL")
+
+
+def test_an_unknown_tag_format_is_a_422_naming_it_and_the_choices(server):
+    body = {"lang": "german", "inputs": [{"lemma": "Haus", "tags": UD_DATIVE}]}
+    for value in ("UD", "conllu", 3):
+        status, _, error = post(server, {**body, "tag_format": value})
+        assert (status, error["field"], error["value"]) == (422, "tag_format", value)
+        assert error["error"] == (f"tag_format: unknown value {value!r}; choose one of 'auto', "
+                                  "'unimorph', 'unimorph4' or 'ud'")
+    status, _, error = call(server, "/v1/inflect", {"lang": "german", "lemma": "Haus",
+                                                    "tags": UD_DATIVE, "tag_format": "UD"})
+    assert (status, error["field"], error["value"]) == (422, "tag_format", "UD")
+    assert "'UD'" in error["error"] and "'unimorph4'" in error["error"]
+    # the paradigm reads no tags: tag_format is no parameter of it
+    status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Haus",
+                                                     "pos": "N", "tag_format": "ud"})
+    assert (status, error["field"]) == (422, "tag_format")
+
+
+@pytest.mark.slow
+def test_tag_format_auto_answers_as_inflect_predict(server):
+    """The service's auto reading of UD and UniMorph 4 tags is the command line's: the record of
+    ``inflect predict --format jsonl`` (in this process), with the same lexicons."""
+    from click.testing import CliRunner
+
+    from inflect.cli import main
+
+    lexicons = _not_mine(server)
+    for tags in (UD_DATIVE, "N;DAT(PL)"):
+        done = CliRunner().invoke(main, ["predict", "--lang", "german", "Haus", tags, "--format",
+                                         "jsonl"], env={"INFLECT_LEXICON": None})
+        assert done.exit_code == 0, done.output
+        expected = json.loads(done.stdout)
+        _, _, got = call(server, "/v1/inflect", {"lang": "german", "lemma": "Haus", "tags": tags,
+                                                 "tag_format": "auto", "lexicon": lexicons})
+        assert expected["asked"] == "N;DAT;PL" and expected["forms"][0]["form"] == "Häusern"
+        same(got, expected)
+
+
+def test_the_page_links_the_paradigm_of_ud_tags(server):
+    """The lookup page reads UD tags as the API does, and links the paradigm of the bundle
+    asked (N), not of the text as written."""
+    status, _, page = call(server, "/", {"lang": "german", "lemma": "Haus", "tags": UD_DATIVE})
+    assert status == 200 and 'class="tags">NOUN|Case=Dat|Number=Plur<' in page
+    link = re.search(r'<a href="([^"]*)" id="paradigm-link"', page)
+    assert link is not None and link.group(1) == "?lang=german&amp;lemma=Haus&amp;pos=N"
 
 
 # ------------------------------------------------------------------ HTTP as clients expect

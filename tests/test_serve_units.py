@@ -376,6 +376,41 @@ def test_a_validation_error_names_the_field_and_the_value():
     assert (whole.field, whole.value) == ("inputs", None)  # an object is not echoed back
 
 
+def test_a_value_outside_the_choices_is_named_with_the_choices():
+    """pydantic's error of a Literal field (its shape: type, loc, msg, input, ctx.expected)."""
+    error = validation_error([{"type": "literal_error", "loc": ("body", "tag_format"),
+                               "msg": "Input should be 'auto', 'unimorph', 'unimorph4' or 'ud'",
+                               "input": "UD", "ctx": {"expected": "'auto', 'unimorph', "
+                                                                  "'unimorph4' or 'ud'"}}])
+    assert (error.status, error.field, error.value) == (422, "tag_format", "UD")
+    assert error.message == ("tag_format: unknown value 'UD'; choose one of 'auto', "
+                             "'unimorph', 'unimorph4' or 'ud'")
+
+
+def test_every_tag_format_choice_is_the_readers():
+    """``--tag-format`` (written out in inflect.cli.options), the service's ``tag_format`` (GET
+    and POST, in the OpenAPI schema) and the readers' :data:`TAG_FORMATS` name the same
+    choices; every command that reads a tag bundle from the user takes ``--tag-format``."""
+    import click
+
+    from inflect.cli import main
+    from inflect.serve.schema import InflectRequest
+    from inflect.text.dialects import TAG_FORMATS
+
+    assert TAG_FORMATS == ("auto", "unimorph", "unimorph4", "ud")
+    schema = InflectRequest.model_json_schema()["properties"]["tag_format"]
+    assert (tuple(schema["enum"]), schema["default"]) == (TAG_FORMATS, "auto")
+    readers = {"predict": main.commands["predict"], "explain": main.commands["explain"],
+               "evaluate": main.commands["evaluate"],
+               "report ambiguity": main.commands["report"].commands["ambiguity"],
+               "data check": main.commands["data"].commands["check"]}
+    for name, command in readers.items():
+        option = next((p for p in command.params if p.name == "tag_format"), None)
+        assert option is not None, f"inflect {name} has no --tag-format"
+        assert isinstance(option.type, click.Choice), name
+        assert (tuple(option.type.choices), option.default) == (TAG_FORMATS, "auto"), name
+
+
 # ------------------------------------------------------------------ the page
 
 FORMS = (  # the record of get V;PST: the attested got, then the model's distribution (got again)

@@ -66,6 +66,15 @@ def test_the_tags_are_the_tokens_with_the_features_given_replacing_its_own(germa
         component.token_tags(untagged[0], "Case=Dat")
 
 
+def test_a_token_with_a_upos_alone_is_read_as_ud(german):
+    """A token with no morphological features gives the tags ``NOUN`` alone, which has no ``=``
+    to tell it is UD: the component reads its tags as UD (NOUN is UniMorph's N), not as one
+    unknown UniMorph feature."""
+    doc = german(Doc(german.vocab, words=["Haus"], pos=["NOUN"], lemmas=["Haus"]))
+    record = doc[0]._.inflections()
+    assert (record.tags, record.asked) == ("NOUN", "N")
+
+
 def test_a_ud_value_that_does_not_exist_is_an_error(german):
     from inflect.inference.queries import InputError
 

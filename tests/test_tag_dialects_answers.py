@@ -64,6 +64,38 @@ def test_the_cli_refuses_a_ud_value_that_does_not_exist():
     assert forced.exit_code == 1 and "unknown UPOS 'N;DAT;PL'" in forced.output
 
 
+def test_every_command_that_reads_tags_takes_tag_format(tmp_path):
+    """``explain`` and ``report ambiguity`` read the tags as ``predict`` does, ``--tag-format``
+    forcing the dialect; ``evaluate --pred`` (no model here: the files matched as written)
+    refuses it rather than ignore it."""
+    explained = CliRunner().invoke(main, ["explain", "--lang", "german", "Haus",
+                                          "NOUN|Case=Dat|Number=Plur", "--format", "tsv"])
+    assert explained.exit_code == 0, explained.output
+    assert "UD tags 'NOUN|Case=Dat|Number=Plur' read as N;DAT;PL" in explained.output
+    forced = CliRunner().invoke(main, ["explain", "--lang", "german", "Haus", "N;DAT;PL",
+                                       "--tag-format", "ud", "--format", "tsv"])
+    assert forced.exit_code == 1 and "unknown UPOS 'N;DAT;PL'" in forced.output
+    # a gold file in UD: read as N;DAT;PL, the plural datives are in the support
+    gold = tmp_path / "german-ud"
+    gold.write_text("Haus\tHäusern\tNOUN|Case=Dat|Number=Plur\n"
+                    "Kind\tKindern\tNOUN|Case=Dat|Number=Plur\n", encoding="utf-8")
+    reports = {}
+    for fmt in ("ud", "unimorph"):
+        done = CliRunner().invoke(main, ["report", "ambiguity", "--lang", "german", "--gold",
+                                         str(gold), "--tag-format", fmt, "--format", "tsv"])
+        assert done.exit_code == 0, done.output
+        header, *lines = done.stdout.splitlines()
+        reports[fmt] = [dict(zip(header.split("\t"), line.split("\t"), strict=True))
+                        for line in lines]
+    assert {(r["lemma"], r["gold_in_support"]) for r in reports["ud"]} == {
+        ("Haus", "true"), ("Kind", "true")}
+    # forced unimorph: the text is one unknown feature, another input to the model
+    assert [r["form"] for r in reports["ud"]] != [r["form"] for r in reports["unimorph"]]
+    refused = CliRunner().invoke(main, ["evaluate", "--pred", str(gold), "--gold", str(gold),
+                                        "--tag-format", "ud"])
+    assert refused.exit_code == 2 and "--tag-format reads the gold tags" in refused.output
+
+
 def test_the_api_answers_every_dialect_and_keeps_the_model():
     import inflect
     from inflect.inference import api

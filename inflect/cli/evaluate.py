@@ -110,6 +110,10 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if lexicon_files and pred_files:
         raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
                                "with --pred the predictions are already made")
+    if tag_format != "auto" and pred_files:
+        raise click.UsageError("--tag-format reads the gold tags when the model predicts here "
+                               "(--model); with --pred the files are matched by the tags as "
+                               "written (drop --tag-format)")
     from inflect.lexicon import LexiconError
 
     try:

@@ -12,6 +12,7 @@ from inflect.cli.options import (
     models_dir_option,
     one_language,
     setting_option,
+    tag_format_option,
     threads_option,
 )
 from inflect.cli.output import echo_tsv, output_format
@@ -37,18 +38,22 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
 @lexicon_option
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="The model alone: no attested forms (as inflect predict's).")
+@tag_format_option
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
 def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, lexicon_files,
-                    no_lexicon, device, models_dir, threads, setting):
+                    no_lexicon, tag_format, device, models_dir, threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
     The forms above the matrix are inflect predict's for the same input: the attested ones first
     (--lexicon FILE, the field dictionaries, UniMorph, the shared-task data), marked with their
     source, then the model's; the matrix is the model's, of its most probable form.
+
+    TAGS in any dialect, as inflect predict reads them (--tag-format): "N;DAT;PL", "N;DAT(PL)"
+    or "NOUN|Case=Dat|Number=Plur".
 
     Example: inflect explain --lang german Haus "N;DAT;PL" --png haus.png
     """
@@ -84,7 +89,8 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
     try:
         lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
-                                   setting=setting, lexicons=lexicons, beam_size=beam)
+                                   setting=setting, lexicons=lexicons, beam_size=beam,
+                                   tag_format=tag_format)
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -212,6 +212,10 @@ strict_option = click.option(
          "unknown UniMorph feature, ...). Default: each such line gets an error record in the "
          "output, the run goes on and the exit status is 1 at the end.")
 
+#: ``--tag-format`` of every command that reads a tag bundle from the user (predict, explain,
+#: evaluate, report ambiguity, data check). Its choices are
+#: :data:`inflect.text.dialects.TAG_FORMATS`, written out so that no command's start pays for
+#: importing the readers (tests/test_serve_units.py keeps them equal).
 tag_format_option = click.option(
     "--tag-format", type=click.Choice(["auto", "unimorph", "unimorph4", "ud"]), default="auto",
     show_default=True,

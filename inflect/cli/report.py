@@ -12,6 +12,7 @@ from inflect.cli.options import (
     format_option,
     language_list,
     setting_option,
+    tag_format_option,
     threads_option,
 )
 from inflect.cli.output import echo_tsv, output_format
@@ -48,12 +49,14 @@ def report() -> None:
 @click.option("--lexicon", "lexicon_files", multiple=True, metavar="FILE|shipped",
               help="Mark the forms this lexicon attests (repeatable; 'shipped': the shipped "
                    "lexicon). Without it the report is the model's alone.")
+@tag_format_option
 @format_option("without --out, one line per form of each ambiguous input: tags, lemma, "
                 "language, gold, gold_in_support, certificate, count, rank, form, probability")
 def report_ambiguity(models, languages, split, gold_files, beam, device, data_dir, out_file,
-                     maps, threads, setting, lexicon_files, out_format):
+                     maps, threads, setting, lexicon_files, tag_format, out_format):
     """The inputs with more than one nonzero-probability form, grouped by tag bundle, with the
-    gold form and whether it is in the support.
+    gold form and whether it is in the support. Gold tags in UniMorph 4 or UD (--tag-format)
+    are read as the language's 2018 bundles, as inflect evaluate reads them.
 
     Example: inflect report ambiguity --model runs/de --lang german --split dev --out amb.md
     """
@@ -95,7 +98,7 @@ def report_ambiguity(models, languages, split, gold_files, beam, device, data_di
         gold = load_gold(languages, split, gold_files, data_dir,
                          model_languages=checkpoint_languages(models))
         predictor = Predictor.from_checkpoints(models, device=device, beam_size=beam,
-                                               lexicons=lexicons)
+                                               lexicons=lexicons, tag_format=tag_format)
         result = evaluate_predictor(predictor, gold, check_lexicon=False)
         done = [s for s in result.searched if s is not None]
         found = ambiguity_report([s.prediction for s in done], result.gold,

@@ -70,7 +70,8 @@ def serve_command(host, port, languages, user_models, workers, max_models, max_q
     """Serve predictions over HTTP: a JSON API and a lookup page, the models loaded once.
 
     Then: curl 'localhost:8000/v1/inflect?lang=german&lemma=Haus&tags=N;DAT;PL' answers the
-    record `inflect predict --format jsonl` writes; POST /v1/inflect takes many inputs
+    record `inflect predict --format jsonl` writes (tags in any dialect; tag_format=ud, as
+    --tag-format, forces one); POST /v1/inflect takes many inputs
     ({"lang": "german", "inputs": [{"lemma": "Haus", "tags": "N;DAT;PL"}]});
     GET /v1/paradigm?lang=finnish&lemma=talo&pos=N a paradigm; GET /v1/models, /healthz;
     /openapi.json the schema; http://localhost:8000/ the lookup page. Concurrent requests are

@@ -11,11 +11,12 @@ The factory ``inflect`` is registered through spaCy's entry points (``spacy_fact
   (:class:`inflect.inference.api.Inflection`: ``.best``, ``.forms``, ``.certificate``).
 
 ``features`` is UD's ``Name=Value|...`` (a UPOS first replaces the token's, ``"VERB|Tense=Past"``)
-or a dict. The tags are read as the language's 2018 bundle (:mod:`inflect.text.dialects`) and
-answered as ``inflect predict`` answers them: the language's shipped model, the lexicons first.
-The language is ``nlp.lang`` unless the config's ``lang`` names one. Answers are kept per lemma
-and tags (``cache_size`` of them); ``inflect`` returns a lexicon's attested form without a search
-where one holds the input (:func:`inflect.inference.api.first_form`).
+or a dict. The tags are read as UD (``tag_format="ud"``, a bare UPOS too) as the language's 2018
+bundle (:mod:`inflect.text.dialects`) and answered as ``inflect predict`` answers them: the
+language's shipped model, the lexicons first. The language is ``nlp.lang`` unless the config's
+``lang`` names one. Answers are kept per lemma and tags (``cache_size`` of them); ``inflect``
+returns a lexicon's attested form without a search where one holds the input
+(:func:`inflect.inference.api.first_form`).
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ class InflectComponent:
     def __init__(self, nlp: Language, name: str, lang: str | None = None,
                  cache_size: int = 4096, **options: Any) -> None:
         self.name, self.lang = name, lang or nlp.lang
-        self.options = {k: v for k, v in options.items() if v is not None}
+        # the tags are always UD (token_tags): read as UD, also a bare UPOS ("NOUN"), which
+        # detection by look would read as a UniMorph feature
+        self.options = {**{k: v for k, v in options.items() if v is not None}, "tag_format": "ud"}
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str, bool], Any] = OrderedDict()
         self._predictor: Any = None

@@ -45,6 +45,7 @@ from inflect.serve.errors import RequestError, error_body, validation_error
 from inflect.serve.guard import READ_SECONDS, RequestGuard
 from inflect.serve.page import Lookup, lookup_page
 from inflect.serve.schema import (
+    TAG_FORMAT_HELP,
     ErrorAnswer,
     Health,
     InflectAnswer,
@@ -55,6 +56,7 @@ from inflect.serve.schema import (
     PredictionRecord,
 )
 from inflect.serve.service import ServeSettings, Service, options_of
+from inflect.text.dialects import TagFormat
 
 __all__ = ["app_from_environment", "create_app"]
 
@@ -71,6 +73,7 @@ Support = Annotated[Literal["auto", "always", "never"], Query(description="As in
 MaxForms = Annotated[int, Query(ge=1, le=defaults.MAX_FORMS_LIMIT, description="Forms at most.")]
 Text = Annotated[str, Query(min_length=1, max_length=defaults.SERVE_MAX_TEXT_CHARS)]
 Lexicon = Annotated[list[str] | None, Query(description="A lexicon to consult (repeatable).")]
+TagFormatQuery = Annotated[TagFormat, Query(description=TAG_FORMAT_HELP)]
 
 
 def _json(text: str) -> Response:
@@ -175,7 +178,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
               dependencies=[KnownParameters], summary="Every form of nonzero probability of each input, with its certificate")
     async def inflect_many(request: InflectRequest) -> Response:
         options = options_of(request.beam, request.support, request.max_forms, request.lexicon,
-                             request.no_lexicon)
+                             request.no_lexicon, request.tag_format)
         inputs = [(i.lemma, i.tags, i.lang) for i in request.inputs]
         lines = await service.inflect(inputs, request.lang, options, render=prediction_jsonl)
         return _json('{"results": [' + ", ".join(lines) + "]}")
@@ -184,8 +187,9 @@ def _api_routes(app: FastAPI, service: Service) -> None:
              tags=["inflect"], dependencies=[KnownParameters], summary="One input: the record inflect predict writes")
     async def inflect_one(lang: Text, lemma: Text, tags: Text, beam: Beam = defaults.BEAM_SIZE,
                           support: Support = "auto", max_forms: MaxForms = defaults.MAX_FORMS,
-                          lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
-        options = options_of(beam, support, max_forms, lexicon, no_lexicon)
+                          lexicon: Lexicon = None, no_lexicon: bool = False,
+                          tag_format: TagFormatQuery = "auto") -> Response:
+        options = options_of(beam, support, max_forms, lexicon, no_lexicon, tag_format)
         [line] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False,
                                        render=prediction_jsonl)
         return _json(line)
@@ -280,9 +284,9 @@ def _page_route(app: FastAPI, service: Service) -> None:
         except RequestError as exc:
             status, error = exc.status, exc.message
         linked = None
-        if prediction is not None:
+        if prediction is not None:  # the bundle asked: UD or UniMorph 4 tags read as 2018's
             try:
-                linked = part_of_speech(TagBundle.parse(tags).features)
+                linked = part_of_speech(TagBundle.parse(prediction.asked_tags).features)
             except ValueError:
                 linked = None
         html = lookup_page(lookup, languages, prediction=prediction, paradigm=paradigm,

@@ -93,5 +93,10 @@ def validation_error(errors: Sequence[dict[str, Any]]) -> RequestError:
         value = None
     if not isinstance(value, str | int | float | bool | type(None)):
         value = None  # a whole object or list: the field path says where
+    expected = (first.get("ctx") or {}).get("expected")
+    if kind in ("literal_error", "enum") and expected and value is not None:
+        # a value outside the choices (support, tag_format): named, and the choices listed
+        return RequestError(422, f"{field}: unknown value {value!r}; choose one of {expected}",
+                            field, value)
     message = f"{field}: {first.get('msg', 'invalid value')}"
     return RequestError(422, message, field, value)

@@ -65,12 +65,16 @@ class SearchOptions:
         lexicons: names of the lexicons to consult, in order (:attr:`ModelPool.lexicon_names`);
             None: every one the service offers, its files then the shipped one; ``()``: the model
             alone (``--no-lexicon``).
+        tag_format: the dialect of the inputs' tags, one of
+            :data:`inflect.text.dialects.TAG_FORMATS` (``--tag-format``; ``"auto"``: each
+            bundle's, detected), as :class:`~inflect.inference.predictor.Predictor` reads it.
     """
 
     beam: int = defaults.BEAM_SIZE
     support: str = "auto"
     max_forms: int = defaults.MAX_FORMS
     lexicons: tuple[str, ...] | None = None
+    tag_format: str = "auto"
 
 
 class ModelPool:
@@ -225,7 +229,8 @@ class ModelPool:
 
         Raises:
             UnknownLexiconError: as :meth:`check`.
-            ValueError: a bad search option (as :class:`~inflect.inference.searcher.Searcher`).
+            ValueError: a bad search option (as :class:`~inflect.inference.searcher.Searcher`)
+                or tag format (as :class:`~inflect.inference.predictor.Predictor`).
         """
         if options == SearchOptions():
             return base
@@ -252,6 +257,7 @@ class ModelPool:
             beam_size=options.beam,
             support=options.support,  # type: ignore[arg-type]
             max_forms=options.max_forms,
+            tag_format=options.tag_format,
             **extra,
         )
         made.model_name = base.model_name

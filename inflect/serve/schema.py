@@ -13,8 +13,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from inflect import defaults
+from inflect.text.dialects import TagFormat
 
 __all__ = [
+    "TAG_FORMAT_HELP",
     "CellRecord",
     "ErrorAnswer",
     "FormRecord",
@@ -30,12 +32,20 @@ __all__ = [
 ]
 
 _TEXT = defaults.SERVE_MAX_TEXT_CHARS
+#: What ``tag_format`` means, in the schema of ``GET`` and ``POST /v1/inflect``.
+TAG_FORMAT_HELP = (
+    "The dialect of the tags, as inflect predict --tag-format: unimorph, the 2018 data's "
+    "bundles (N;DAT;PL); unimorph4, UniMorph 4's layered features (N;DAT(PL)); ud, Universal "
+    "Dependencies' UPOS|Name=Value|... (NOUN|Case=Dat|Number=Plur); auto: each input's, a '=' "
+    "meaning UD and a layer NAME(...) UniMorph 4."
+)
 
 
 class InflectInput(BaseModel):
     """One input: a lemma and its tags (and its language, where the request's ``lang`` is not
-    it). The tags in any dialect, told apart by their look: UniMorph (``N;DAT;PL``), UniMorph 4
-    (``N;DAT(PL)``) or Universal Dependencies (``NOUN|Case=Dat|Number=Plur``)."""
+    it). The tags in any dialect, told apart by their look unless the request's ``tag_format``
+    names one: UniMorph (``N;DAT;PL``), UniMorph 4 (``N;DAT(PL)``) or Universal Dependencies
+    (``NOUN|Case=Dat|Number=Plur``)."""
 
     model_config = ConfigDict(extra="forbid")
     lemma: str = Field(min_length=1, max_length=_TEXT, examples=["Haus"])
@@ -67,6 +77,7 @@ class InflectRequest(BaseModel):
         "/v1/models lists them); default: all of them, as inflect predict does."
     )
     no_lexicon: bool = Field(False, description="The model alone: no attested forms.")
+    tag_format: TagFormat = Field("auto", description=TAG_FORMAT_HELP)
 
 
 class FormRecord(BaseModel):

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from inflect.text.languages import resolve
 from inflect.text.records import TagBundle, quoted
@@ -54,15 +54,19 @@ __all__ = [
     "TAG_FORMATS",
     "KnownBundles",
     "TagError",
+    "TagFormat",
     "TagReading",
     "detect_dialect",
     "read_tags",
 ]
 
 Dialect = Literal["unimorph", "unimorph4", "ud"]
-DIALECTS: tuple[str, ...] = ("unimorph", "unimorph4", "ud")
-#: ``--tag-format``'s choices: ``"auto"`` detects the dialect of each bundle.
-TAG_FORMATS: tuple[str, ...] = ("auto", *DIALECTS)
+DIALECTS: tuple[str, ...] = get_args(Dialect)
+#: A tag format a user may force (``--tag-format``, the service's ``tag_format``): a dialect, or
+#: ``"auto"``, which detects the dialect of each bundle (:func:`detect_dialect`).
+TagFormat = Literal["auto", Dialect]
+#: ``--tag-format``'s choices, in order: ``("auto", "unimorph", "unimorph4", "ud")``.
+TAG_FORMATS: tuple[str, ...] = get_args(TagFormat)
 DIALECT_NAMES = {"unimorph": "UniMorph", "unimorph4": "UniMorph 4", "ud": "UD"}
 
 
