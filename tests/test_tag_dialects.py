@@ -64,6 +64,20 @@ UNIMORPH4 = [
     ("sanskrit", "रूपक", "रूपकाभ्याम्", "ADJ;ABL;DU;FEM", "ADJ;FEM;ABL(DU)"),
     ("northern-sami", "ekonoma", "ekonomaiguin", "N;COM;PL", "N;COM(PL)"),
     ("navajo", "hatsiʼ", "nihitsiʼ", "N;PSS1D", "N;PSS(1,DU)"),
+    # Navajo's number: UniMorph 4's SG, PL (duoplural), GRPL (distributive plural, da-) are the
+    # 2018 SG, DU/PL, PL; in the 3rd and 4th persons SG and PL are one 2018 cell, SG/DU/PL
+    ("navajo", "adiłhash", "daʼdiilghash", "V;REAL;PFV/PRF;1;PL", "V;IND;PFV;NOM(1,GRPL)"),
+    ("navajo", "adiłhash", "adiilghash", "V;REAL;PFV/PRF;1;DU/PL", "V;IND;PFV;NOM(1,PL)"),
+    ("navajo", "achʼiish", "achʼiish", "V;REAL;IPFV/PROG;3;SG/DU/PL", "V;IND;IPFV;NOM(3,SG)"),
+    ("navajo", "achʼiish", "achʼiish", "V;REAL;IPFV/PROG;3;SG/DU/PL", "V;IND;IPFV;NOM(3,PL)"),
+    ("navajo", "naaghá", "naaʼaash", "V;REAL;IPFV/PROG;3;PL", "V;IND;IPFV;NOM(3,GRPL)"),
+    ("navajo", "yółtaʼ", "yídíiltah", "V;REAL;PROSP;1;DU/PL", "V;IND;PROSP;NOM(1,PL)"),
+    ("navajo", "naaghá", "nináshdaah", "V;REAL;ITER;1;SG", "V;IND;ITER;NOM(1,SG)"),
+    ("navajo", "yółtaʼ", "dayółtaʼ", "V;OPT;3;PL", "V;OPT;NOM(3,GRPL)"),
+    ("navajo", "naaghá", "naoohʼaash", "V;OPT;2;DU/PL", "V;OPT;NOM(2,PL)"),
+    # Northern Sami's second conditional: UniMorph 4's LGSPEC1, the 2018 data's LGSPEC
+    ("northern-sami", "guoggut", "gukkolin", "V;COND;1;SG;LGSPEC", "V;COND;LGSPEC1;NOM(1,SG)"),
+    ("northern-sami", "suoibut", "suibbošin", "V;COND;1;SG", "V;COND;NOM(1,SG)"),
     ("basque", "edin", "dadi", "V;ARGABS3;ARGABSSG;PRES;IND", "V;IND;PRS;ABS(3,SG)"),
 ]
 

@@ -33,6 +33,9 @@ EXAMPLES = [
     ("spanish", "hablar", "VERB|Mood=Sub|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin",
      "V;SBJV;PRS;1;PL", "hablemos"),
     ("french", "être", "V;V.PTCP;PST", "V.PTCP;PST", "été"),
+    # French's shipped model is the multilingual one, which knows the 2018 feature (non)NOM:
+    # no layer, so its UniMorph 4 tags are read as for any other model
+    ("french", "parler", "V;IND;PRS;NOM(1,PL)", "V;IND;PRS;1;PL", "parlons"),
     ("finnish", "talo", "N;IN+ESS(SG)", "N;IN+ESS;SG", "talossa"),
 ]
 

@@ -42,7 +42,7 @@ from inflect.nn.config import COPY_FEATURE
 from inflect.nn.vocab import UnknownSymbolWarning
 from inflect.text.codec import CharCodec
 from inflect.text.languages import resolve
-from inflect.text.layers import feature_symbols
+from inflect.text.layers import feature_symbols, is_layer
 from inflect.text.records import Example, TagBundle, quoted
 
 __all__ = ["Predictor", "load_predictor"]
@@ -363,8 +363,10 @@ class Predictor(Searcher):
 
         dialect = detect_dialect(tags.text) if self.tag_format == "auto" else self.tag_format
         shipped = self.model_name is not None
-        if dialect == "unimorph4" and any("(" in f for f in self.features):
-            return tags, (), None  # a model trained on UniMorph 4 layers (served, or by path)
+        # a model trained on UniMorph 4 layers (served, or by path); the 2018 data's own
+        # (non)NOM, which the multilingual models know, is no layer
+        if dialect == "unimorph4" and any(map(is_layer, self.features)):
+            return tags, (), None
         if not shipped and (dialect == "unimorph" or all(map(self.reads, tags.features))):
             return tags, (), None  # a model given by path, trained on tags written this way
         known = language_bundles(language)
