@@ -60,6 +60,8 @@ UNIMORPH4 = [
     ("georgian", "კრომლეხი", "კრომლეხებმა", "N;PL;ERG", "N;ERG(PL)"),
     ("macedonian", "шаблон", "шаблоните", "N;PL;DEF", "N;DEF;NOM(PL)"),
     ("albanian", "organizëm", "organizmave", "N;ABL;PL;DEF", "N;DEF;ABL(PL)"),
+    # the pluperfect: PRF twice is not the perfect (PRF), in both dialects
+    ("albanian", "argëtoj", "paskëshit argëtuar", "V;2;PL;ADM;PRF;PRF", "V;ADM;PRF;PRF;NOM(2,PL)"),
     ("belarusian", "паляк", "паля́ку", "N;ESS;SG", "N;LOC(SG)"),
     ("sanskrit", "रूपक", "रूपकाभ्याम्", "ADJ;ABL;DU;FEM", "ADJ;FEM;ABL(DU)"),
     ("northern-sami", "ekonoma", "ekonomaiguin", "N;COM;PL", "N;COM(PL)"),
@@ -198,6 +200,8 @@ def test_a_ud_value_that_does_not_exist_is_an_error_naming_it():
 @pytest.mark.parametrize(("language", "written", "layer", "nearest"), [
     # Spanish clitics: the imperative with an object pronoun (cómelo)
     ("spanish", "V;IMP;NOM(2,SG);ACC(3,SG,MASC)", "ACC(3,SG,MASC)", "V;POS;IMP;2;SG"),
+    # a reflexive clitic (cómete): the object's person and number are the subject's
+    ("spanish", "V;IMP;ACC(2,SG);NOM(INFM,2,SG)", "ACC(2,SG)", "V;POS;IMP;2;SG"),
     # object agreement, which German verbs do not mark
     ("german", "V;IND;PRS;NOM(3,SG);ACC(1,SG)", "ACC(1,SG)", "V;IND;PRS;3;SG"),
     ("english", "VERB|Mood=Ind|Tense=Past|VerbForm=Fin|Number[obj]=Plur|Person[obj]=3",

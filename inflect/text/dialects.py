@@ -234,10 +234,14 @@ class _Resolver:
         self.name = resolve(known.language).display_name
 
     def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
-        """The candidates spelled the language's way, its first rule that applies applied."""
+        """The candidates spelled the language's way, its first rule that applies applied. A
+        feature given twice stays twice: Albanian's pluperfect ``PRF;PRF`` is not its perfect
+        ``PRF``, and an object layer with the subject's person and number (Spanish
+        ``ACC(2,SG)`` beside ``NOM(2,SG)``, a reflexive clitic: *cómete*) is not the plain
+        imperative (the layer has no 2018 cell: :meth:`blame`)."""
         out = []
         for candidate in self.unpacked.candidates(skip):
-            spelled = tuple(dict.fromkeys(_spelled(candidate, self.known, self.table)))
+            spelled = _spelled(candidate, self.known, self.table)
             for rule in self.table.rules:
                 ruled = rule.apply(spelled)
                 if ruled is not None:
