@@ -52,6 +52,14 @@ UNIMORPH4 = [
     ("finnish", "jääkuutio", "jääkuutioina", "N;FRML;PL", "N;ESS(PL)"),
     ("turkish", "papaz", "papazlarıma", "N;DAT;PL;PSS1S", "N;DAT(PL,PSS(1,SG))"),
     ("turkish", "pehlivan", "pehlivanda", "N;LOC;SG", "N;LOC(SG)"),
+    # beside the Turkish cells not converted (tagsets/unconverted.toml: NEC left out), converted
+    ("turkish", "ellemek", "eller", "V;IND;3;SG;PRS;POS;DECL", "V;IND;PRS;POS;DECL;NOM(3,SG)"),
+    ("turkish", "tanımak", "tanımadı", "V;IND;3;SG;PST;NEG;DECL", "V;IND;PST;NEG;DECL;NOM(3,SG)"),
+    # the 2018 Hebrew files label a 2nd-person possessor DEF;PSS2.. and a 3rd-person one
+    # PSSD;PSS2.. (tagsets/hebrew.toml): adamatex "your land", adamato "his land"
+    ("hebrew", "אדמה", "אדמתך", "N;SG;DEF;PSS2S;FEM", "N;SG;PSSD;PSS(2,SG,FEM)"),
+    ("hebrew", "אדמה", "אדמתו", "N;SG;PSSD;PSS2S;MASC", "N;SG;PSSD;PSS(3,SG,MASC)"),
+    ("hebrew", "אדמה", "אדמותיה", "N;PL;PSSD;PSS2S;FEM", "N;PL;PSSD;PSS(3,SG,FEM)"),
     ("hungarian", "igénytelen", "igénytelennel", "N;INST;SG", "N;INS(SG)"),
     ("hungarian", "vigasztal", "vigasztalom", "V;IND;PRS;DEF;1;SG", "V;IND;PRS;DEF;NOM(1,SG)"),
     ("italian", "calzare", "calzerete", "V;IND;FUT;2;PL", "V;IND;FUT;NOM(2,PL)"),
