@@ -246,14 +246,12 @@ def test_the_agreement_recipe_counts_the_pairs_shared_with_2018(conll2018, tmp_p
     """recipes/unimorph4/agreement.py on a 2023-layout folder made of german-dev's first 200
     lines written as UniMorph 4 (no SIGMORPHON 2023 files here): every line reads as its 2018
     cell and has its form; a line whose tags are another cell of its lemma (one form written
-    under another line's tags) disagrees and its cell is listed; a lemma the 2018 files lack is
-    not counted; tags read as no 2018 cell of the lemma are counted apart."""
-    import importlib.util
+    under another line's tags) disagrees in that cell; a lemma the 2018 files lack is not
+    counted; tags read as no 2018 cell of the lemma are counted apart; no cell is refused (none
+    has most of at least three lines disagreeing)."""
+    from test_tag_dialects_unconverted import recipe
 
-    recipe = HERE.parent / "recipes" / "unimorph4" / "agreement.py"
-    spec = importlib.util.spec_from_file_location("agreement_recipe", recipe)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = recipe()
     lines = (conll2018 / "german-dev").read_text(encoding="utf-8").splitlines()[:200]
     rows = [(lemma, unimorph4_german(tags), form)
             for lemma, form, tags in (line.split("\t") for line in lines)]
@@ -270,9 +268,53 @@ def test_the_agreement_recipe_counts_the_pairs_shared_with_2018(conll2018, tmp_p
         f"{first[0]}\tN;VOC(DU)\t{first[2]}\n",  # no 2018 cell of the lemma: counted apart
         encoding="utf-8",
     )
-    row = module.agreement("deu", tmp_path, conll2018)
-    assert (row["language"], row["pairs"], row["agree"], row["other"]) == ("german", 201, 200, 1)
-    assert set(row["untrusted"]) <= {second[1]}  # the one cell with a line that disagrees
-    out = tmp_path / "agreement.md"
-    module.main(["--data-2023", str(tmp_path), "--data-2018", str(conll2018), "--out", str(out)])
-    assert "| german (deu) | 201 | 200 | 99.5% | 1 |" in out.read_text()
+    row = module.agreement("german", ["deu"], tmp_path, conll2018)
+    assert (row.language, row.pairs, row.agree, row.other) == ("german", 201, 200, 1)
+    assert {c.tags for c in row.cells.values() if c.agree < c.total} == {second[1]}
+    assert not row.refused_cells() and not row.refused_features()
+    out, table = tmp_path / "agreement.md", tmp_path / "unconverted.toml"
+    module.main(["--data-2023", str(tmp_path), "--data-2018", str(conll2018), "--out", str(out),
+                 "--table", str(table)])
+    assert "| german (deu) | 201 | 200 | 99.5% | 99.5% | 1 |" in out.read_text()
+    assert "[[cell]]" not in table.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ conversions not trusted
+# Turkish ellemek "to handle": the present (eller, turkish-train-high) and the necessitative
+# (ellemeli, "he must handle", -meli: any Turkish grammar), whose reading leaves out NEC, a
+# feature inflect/text/tagsets/unconverted.toml lists for Turkish.
+NOT_CONVERTED = "UniMorph 4 tags 'V;NEC;PRS;POS;DECL;NOM(3,SG)' not converted: their reading"
+
+
+def test_predict_asks_tags_not_converted_as_read_and_strict_refuses_them(tmp_path):
+    path = tmp_path / "turkish.tsv"
+    path.write_text("ellemek\tV;IND;PRS;POS;DECL;NOM(3,SG)\n"
+                    "ellemek\tV;NEC;PRS;POS;DECL;NOM(3,SG)\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["predict", "--lang", "turkish", "--input", str(path), "--format", "jsonl"])
+    assert result.exit_code == 0, result.output
+    converted, refused = (json.loads(line) for line in result.stdout.splitlines())
+    assert converted["asked"] == "V;IND;3;SG;PRS;POS;DECL"
+    assert converted["forms"][0]["form"] == "eller"
+    assert refused["asked"] == "V;NEC;PRS;POS;DECL;3;SG"  # as read, not the present
+    assert any(w.startswith(NOT_CONVERTED) for w in refused["warnings"])
+    assert f"{path}:2: {NOT_CONVERTED}" in result.stderr
+    strict = CliRunner().invoke(main, ["predict", "--lang", "turkish", "ellemek",
+                                       "V;NEC;PRS;POS;DECL;NOM(3,SG)", "--strict"])
+    assert strict.exit_code == 1
+    assert NOT_CONVERTED in strict.output and "(--strict refuses it)" in strict.output
+
+
+def test_evaluate_says_how_many_gold_inputs_were_not_converted(tmp_path):
+    gold = tmp_path / "turkish-2023"
+    gold.write_text("ellemek\tV;IND;PRS;POS;DECL;NOM(3,SG)\teller\n"
+                    "ellemek\tV;NEC;PRS;POS;DECL;NOM(3,SG)\tellemeli\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--lang", "turkish", "--gold", str(gold),
+                                       "--format", "tsv"])
+    assert result.exit_code == 0, result.output
+    header, first, *_ = result.stdout.splitlines()
+    row = dict(zip(header.split("\t"), first.split("\t"), strict=True))
+    assert (row["n"], row["rejected"]) == ("2", "0")  # scored, as the tags as read ask
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [line for line in warnings if line.startswith(
+        f"warning: 1 input(s): {NOT_CONVERTED}")] and len(warnings) == 1

@@ -132,6 +132,8 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             click.echo(f"scored: {scored}", err=True)
             for error in result.errors:
                 click.echo(f"rejected (scored as empty): {error}", err=True)
+            for note, count in result.tag_notes.items():  # as predict notes them, with counts
+                click.echo(f"warning: {count:,} input(s): {note}", err=True)
         else:
             _name_new_languages(languages)
             frame = score_files(pred_files, gold_files, languages or None, fmt=input_format)

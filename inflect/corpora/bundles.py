@@ -163,7 +163,8 @@ def tag_problems(
     examples: Iterable[Example], language: str | None = None, fmt: str = "auto"
 ) -> tuple[list[DataFormatError], list[DataFormatError]]:
     """The lines whose tags cannot be read (errors) or are read as no bundle of ``language``'s
-    2018 data (warnings, for tags in UniMorph 4 or UD), by :func:`inflect.text.dialects.read_tags`
+    2018 data, or not converted (:attr:`inflect.text.dialects.TagReading.refused`: warnings, for
+    tags in UniMorph 4 or UD), by :func:`inflect.text.dialects.read_tags`
     (each distinct text once). Without ``language`` (or one without 2018 data), only whether the
     tags can be read at all (balanced layers, UD values that exist).
 
@@ -187,9 +188,10 @@ def tag_problems(
                 reading = read_tags(text, fmt, known, name)
                 unread = reading.dialect != "unimorph" and not reading.known and known
                 seen[text] = (
-                    f"{DIALECT_NAMES[reading.dialect]} tags read as {reading.asked.text}, which "
-                    f"is not one of {resolve(name).display_name}'s 2018 bundles"
-                    if unread else None
+                    None if not unread
+                    else reading.refused  # a conversion the 2023 data do not support
+                    or f"{DIALECT_NAMES[reading.dialect]} tags read as {reading.asked.text}, "
+                    f"which is not one of {resolve(name).display_name}'s 2018 bundles"
                 )
             except TagError as exc:
                 seen[text] = exc

@@ -84,6 +84,10 @@ class Evaluation:
             first, so they are scored), or None: the model alone.
         attested: per language, ``(inputs the lexicon answers, of them with the gold form)``
             (empty for the model alone).
+        tag_notes: per note on the gold tags of the inputs the model took (a bundle the
+            language's 2018 data never use; UniMorph 4 or UD tags not converted, as ``inflect
+            predict`` notes them: :meth:`inflect.inference.predictor.Predictor.tag_note`), the
+            number of inputs it concerns, most first.
     """
 
     frame: pd.DataFrame
@@ -92,6 +96,7 @@ class Evaluation:
     errors: list[str]
     lexicon: str | None = None
     attested: dict[str, tuple[int, int]] = field(default_factory=dict)
+    tag_notes: dict[str, int] = field(default_factory=dict)
 
     @property
     def predictions(self) -> list[Any]:
@@ -163,7 +168,20 @@ def evaluate_predictor(
     frame["members"] = len(predictor.members)
     frame["beam"] = predictor.beam_size
     name = lexicons.name if lexicons else None
-    return Evaluation(frame, gold, searched, errors, name, attested)
+    notes = _tag_notes(predictor, gold, searched)
+    return Evaluation(frame, gold, searched, errors, name, attested, notes)
+
+
+def _tag_notes(predictor: Any, gold: list[Example], searched: list[Any]) -> dict[str, int]:
+    """Per note on the gold tags of a taken input (the predictor's ``tag_note``), the number of
+    inputs it concerns, most first (a predictor without ``tag_note``: none)."""
+    from collections import Counter
+
+    note_of = getattr(predictor, "tag_note", None)
+    if note_of is None:
+        return {}
+    found = (note_of(e) for e, s in zip(gold, searched, strict=True) if s is not None)
+    return dict(Counter(note for note in found if note).most_common())
 
 
 def lexicon_overlap(lexicons: Any, gold: Sequence[Example]) -> dict[str, tuple[int, int]]:

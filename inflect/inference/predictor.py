@@ -335,11 +335,13 @@ class Predictor(Searcher):
         data (:mod:`inflect.corpora.bundles`): a lowercase bundle, one with a redundant
         part-of-speech feature (English ``V;V.PTCP;PST``, French ``V.PTCP;PST``) or a synonym
         (``INS``/``INST``) reads as the one it spells, with a note; another bundle the data never
-        use gets a note naming the nearest ones, or (``strict``) is refused.
+        use gets a note naming the nearest ones, or (``strict``) is refused; so do foreign tags
+        whose conversion the SIGMORPHON 2023 data do not support
+        (:attr:`inflect.text.dialects.TagReading.refused`: asked as read, with its note).
 
         Raises:
             InputError: tags that cannot be read (the message names the part at fault), or
-                (strict) a bundle the language's data never use.
+                (strict) a bundle the language's data never use, or tags not converted.
         """
         key = (language, query.tags.text)
         found = self._readings.get(key)
@@ -353,6 +355,22 @@ class Predictor(Searcher):
         notes = [*notes, unknown] if unknown is not None else list(notes)
         same = asked == query.tags and asked.text == query.tags.text
         return (query.tags if same else asked), notes
+
+    def tag_note(self, query: Example) -> str | None:
+        """The note on ``query``'s tags that ``strict`` refuses, read as :meth:`prepare` reads
+        them (cached): a bundle the language's 2018 data never use, or UniMorph 4 or UD tags
+        whose conversion the SIGMORPHON 2023 data do not support; None for tags read as one of
+        the language's bundles, tags that cannot be read, or a language the model does not take
+        (:meth:`prepare` raises for those)."""
+        try:
+            language = self.codec(query.language).spec.name
+        except (InputError, ValueError):
+            return None
+        key = (language, query.tags.text)
+        found = self._readings.get(key)
+        if found is None:
+            found = self._readings[key] = self._reading(query.tags, language)
+        return None if isinstance(found, Exception) else found[2]
 
     def _reading(self, tags: TagBundle, language: str) -> Any:
         """``(asked, notes, unknown)`` for :meth:`_read_tags` (``unknown``: the note on a bundle
@@ -376,8 +394,11 @@ class Predictor(Searcher):
             return exc
         unknown = None
         if not reading.known and known is not None:
-            unknown = known.unknown_bundle_note(reading.asked)
-        return reading.asked, reading.notes, unknown
+            # tags whose conversion the 2023 data do not support: their note, as a bundle the
+            # language does not have (strict refuses both)
+            unknown = reading.refused or known.unknown_bundle_note(reading.asked)
+        notes = tuple(n for n in reading.notes if n != unknown)
+        return reading.asked, notes, unknown
 
     def _unknown_features(self, unknown: Sequence[str]) -> list[str]:
         """One note per UniMorph feature unseen in training: the model reads it as the unknown

@@ -27,7 +27,12 @@ bundle asked (:class:`TagReading`):
 4. tags that fit no bundle, or several equally, are read by the tables alone (the first
    candidate, :attr:`TagReading.known` False: the caller notes it, as it notes a 2018 bundle the
    language does not have; the lexicons may still know it: English nouns, whose 2018 data have
-   verbs only).
+   verbs only);
+5. a reading that the SIGMORPHON 2023 data show to answer another cell is not converted
+   (``tagsets/unconverted.toml``, measured by ``recipes/unimorph4/agreement.py``): UniMorph 4
+   tags of a cell listed there, or tags whose reading leaves out a feature listed there for the
+   language (Turkish ``NEC``), are read as in step 4, with :attr:`TagReading.refused` saying
+   why and how often the reading had the 2018 form.
 
 The 2018 dialect is read as written, up to case (``n;dat;pl``), a redundant part-of-speech
 feature and a synonym; a bundle the language does not have stays as written (the caller notes
@@ -36,6 +41,7 @@ it). This module imports only the standard library and :mod:`inflect.text`.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +49,7 @@ from typing import Literal, Protocol, get_args
 
 from inflect.text.languages import resolve
 from inflect.text.records import TagBundle, quoted
-from inflect.text.tagsets import LanguageTable, language_table
+from inflect.text.tagsets import LanguageTable, Unconverted, language_table, unconverted
 from inflect.text.ud import UdError, unpack_ud
 from inflect.text.unimorph import PART_OF_SPEECH, dimension_of
 from inflect.text.unimorph4 import LayerError, Unpacked, has_layers, unpack_unimorph4
@@ -107,6 +113,12 @@ class TagReading:
         asked: the bundle the model is asked (the language's own spelling where it has it).
         notes: how the tags were read, where not as written.
         known: ``asked`` is one of the language's bundles (False: not checked, or not one).
+        dropped: the features of the tags that the reading leaves out, because the language's
+            2018 bundles do not mark them (``NEC`` of Turkish's ``V;NEC;PST;NEG;INTR;NOM(3,PL)``,
+            read as ``V;IND;3;PL;PST;NEG;INTR``), also where that reading is then refused.
+        refused: where the conversion is not trusted (the module docstring's step 5), the note
+            saying so (also in ``notes``; ``known`` is False and ``asked`` the tags as read),
+            else ``""``.
     """
 
     written: str
@@ -114,6 +126,8 @@ class TagReading:
     asked: TagBundle
     notes: tuple[str, ...] = ()
     known: bool = True
+    dropped: tuple[str, ...] = ()
+    refused: str = ""
 
 
 def detect_dialect(text: str) -> Dialect:
@@ -125,7 +139,12 @@ def detect_dialect(text: str) -> Dialect:
 
 
 def read_tags(
-    text: str, fmt: str = "auto", known: KnownBundles | None = None, language: str = ""
+    text: str,
+    fmt: str = "auto",
+    known: KnownBundles | None = None,
+    language: str = "",
+    *,
+    refuse: bool = True,
 ) -> TagReading:
     """The tags ``text`` read as a bundle of the language of ``known`` (see the module
     docstring); without ``known`` (a language with no 2018 data), foreign tags are read by the
@@ -136,6 +155,8 @@ def read_tags(
         fmt: ``"auto"`` (:func:`detect_dialect`) or one of :data:`DIALECTS`.
         known: the language's 2018 bundles, or None.
         language: the language's shared-task name, where ``known`` is None.
+        refuse: leave the readings ``unconverted.toml`` lists unconverted (step 5); False reads
+            them as the tables do (the recipe that measures them).
 
     Raises:
         TagError: malformed tags (unbalanced layers, a UD item without ``=``), an unknown UD
@@ -159,7 +180,7 @@ def read_tags(
     if known is None:
         asked = TagBundle(unpacked.candidates()[0])
         return TagReading(text, dialect, asked, (_read_as(dialect, text, asked),), known=False)
-    return _Resolver(text, dialect, unpacked, known, table).reading()
+    return _Resolver(text, dialect, unpacked, known, table, refuse).reading()
 
 
 def _read_as(dialect: str, text: str, asked: TagBundle, why: str = "") -> str:
@@ -231,17 +252,27 @@ class _Resolver:
     steps 2–4)."""
 
     def __init__(
-        self, text: str, dialect: str, unpacked: Unpacked, known: KnownBundles, table: LanguageTable
+        self,
+        text: str,
+        dialect: str,
+        unpacked: Unpacked,
+        known: KnownBundles,
+        table: LanguageTable,
+        refuse: bool = True,
     ) -> None:
         self.text, self.dialect, self.unpacked = text, dialect, unpacked
-        self.known, self.table = known, table
+        self.known, self.table, self.refuse = known, table, refuse
         self.name = resolve(known.language).display_name
 
     def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
-        """The candidates spelled the language's way, its first rule that applies applied."""
+        """The candidates spelled the language's way, its first rule that applies applied. A
+        feature given twice stays twice: Albanian's pluperfect ``PRF;PRF`` is not its perfect
+        ``PRF``, and an object layer with the subject's person and number (Spanish
+        ``ACC(2,SG)`` beside ``NOM(2,SG)``, a reflexive clitic: *cómete*) is not the plain
+        imperative (the layer has no 2018 cell: :meth:`blame`)."""
         out = []
         for candidate in self.unpacked.candidates(skip):
-            spelled = tuple(dict.fromkeys(_spelled(candidate, self.known, self.table)))
+            spelled = _spelled(candidate, self.known, self.table)
             for rule in self.table.rules:
                 ruled = rule.apply(spelled)
                 if ruled is not None:
@@ -352,11 +383,74 @@ class _Resolver:
                 )
 
     def done(self, asked: TagBundle, fit: _Fit | None = None) -> TagReading:
+        dropped = fit.dropped if fit is not None else ()
+        entry = self.untrusted(dropped) if self.refuse else None
+        if entry is not None:
+            return self.refused(asked, dropped, entry)
         why = ""
         if fit is not None and fit.dropped:
-            why += f"; {', '.join(fit.dropped)} not marked in {self.name}'s 2018 bundles"
+            why += f"; {self.left_out(fit.dropped)}"
         if fit is not None and fit.added:
             why += f"; {', '.join(fit.added)} added (unmarked)"
         return TagReading(
-            self.text, self.dialect, asked, (_read_as(self.dialect, self.text, asked, why),)
+            self.text,
+            self.dialect,
+            asked,
+            (_read_as(self.dialect, self.text, asked, why),),
+            dropped=dropped,
         )
+
+    def left_out(self, dropped: tuple[str, ...]) -> str:
+        """The features a reading leaves out, in words: those the language's 2018 bundles never
+        mark, then those they mark (Swahili's ``SUBJ``, marked in other cells)."""
+        never = [f for f in dropped if f not in self.known.features]
+        marked = [f for f in dropped if f in self.known.features]
+        parts = [f"{', '.join(never)} not marked in {self.name}'s 2018 bundles"] if never else []
+        return "; ".join([*parts, *([f"{', '.join(marked)} left out"] if marked else [])])
+
+    def untrusted(self, dropped: tuple[str, ...]) -> Unconverted | None:
+        """The entry of ``unconverted.toml`` that refuses this reading: the cell of the tags
+        as written (UniMorph 4), else the feature left out whose readings agree least."""
+        cells, features = _untrusted(self.known.language)
+        if self.dialect == "unimorph4":
+            try:
+                found = cells.get(TagBundle.parse(self.text).multiset)
+            except ValueError:
+                found = None
+            if found is not None:
+                return found
+        listed = [features[f] for f in dropped if f in features]
+        return min(listed, key=lambda e: (e.agree / e.total, -e.total), default=None)
+
+    def refused(self, asked: TagBundle, dropped: tuple[str, ...], entry: Unconverted) -> TagReading:
+        """The tags read as in step 4 (the first candidate), with the note that they are not
+        converted, and why."""
+        if entry.kind == "cell":
+            left = f" ({self.left_out(dropped)})" if dropped else ""
+            why = (f"on the SIGMORPHON 2023 data, their reading as {asked.text}{left} had the "
+                   f"2018 form on {entry.agree:,} of {entry.total:,} pairs")
+        else:
+            never = (f", which {self.name}'s 2018 bundles never mark"
+                     if entry.what not in self.known.features else "")
+            why = (f"their reading as {asked.text} leaves out {entry.what}{never}, and on the "
+                   f"SIGMORPHON 2023 data, readings that leave it out had the 2018 form on "
+                   f"{entry.agree:,} of {entry.total:,} pairs")
+        as_read = TagBundle(self.candidates()[0])
+        note = (f"{DIALECT_NAMES[self.dialect]} tags {quoted(self.text)} not converted: {why}; "
+                f"asked as read, {as_read.text}")
+        return TagReading(
+            self.text, self.dialect, as_read, (note,), known=False, dropped=dropped, refused=note
+        )
+
+
+@functools.cache
+def _untrusted(language: str) -> tuple[dict[tuple[str, ...], Unconverted], dict[str, Unconverted]]:
+    """``unconverted.toml``'s entries of ``language``: the cells by their tags' multiset, the
+    features by name."""
+    cells, features = {}, {}
+    for entry in unconverted(language):
+        if entry.kind == "cell":
+            cells[TagBundle.parse(entry.what).multiset] = entry
+        else:
+            features[entry.what] = entry
+    return cells, features

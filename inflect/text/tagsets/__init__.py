@@ -1,8 +1,10 @@
 """The conversion tables of the tag dialects, as data: ``common.toml`` (what every language
 shares: spellings of one feature, unmarked values, the 2018 spelling of argument and possessor
-layers), ``ud.toml`` (Universal Dependencies features to UniMorph) and ``LANGUAGE.toml`` (a
-language's own rules, where its 2018 data differ from the common ones). Each file names its
-sources. This module reads them (stdlib :mod:`tomllib`) into the records below, once.
+layers), ``ud.toml`` (Universal Dependencies features to UniMorph), ``LANGUAGE.toml`` (a
+language's own rules, where its 2018 data differ from the common ones) and ``unconverted.toml``
+(the UniMorph 4 cells, and the features left out, whose conversion the SIGMORPHON 2023 data do
+not support: written by ``recipes/unimorph4/agreement.py``). Each file names its sources. This
+module reads them (stdlib :mod:`tomllib`) into the records below, once.
 
 Raises :class:`TableError` (naming the file and what is wrong) for a malformed table: the tables
 ship with the package, so that is a broken installation.
@@ -18,12 +20,16 @@ from typing import Any
 
 __all__ = [
     "FOLDER",
+    "REASONS",
     "LanguageTable",
     "Rule",
     "TableError",
     "UdTable",
+    "Unconverted",
     "language_table",
+    "read_unconverted",
     "ud_table",
+    "unconverted",
 ]
 
 #: The folder of the tables.
@@ -184,3 +190,97 @@ def ud_table() -> UdTable:
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise TableError(f"{FOLDER / 'ud.toml'}: malformed ({exc})") from None
+
+
+#: The reasons an entry of ``unconverted.toml`` gives, in words.
+REASONS = {
+    "dropped-feature": "the reading leaves out a feature (one the language's 2018 bundles never "
+    "mark, or never beside the rest of the tags), and answers another cell",
+    "other-forms": "the reading keeps every feature, and the 2018 cell holds other forms",
+}
+
+
+@dataclass(frozen=True)
+class Unconverted:
+    """One entry of ``unconverted.toml``: UniMorph 4 tags as written (a cell of the SIGMORPHON
+    2023 data), or a feature left out by a reading, whose conversion to the language's 2018
+    bundle gave the 2018 form on at most half of the pairs measured
+    (``recipes/unimorph4/agreement.py``).
+
+    Attributes:
+        language: the shared-task name.
+        kind: ``"cell"`` (``what`` is tags as written) or ``"feature"`` (``what`` is a feature
+            that readings leave out).
+        what: the tags (``V;COND;LGSPEC1;NOM(1,SG)``) or the feature (``NEC``).
+        agree: the pairs (lemma, form) whose form is the 2018 form of the bundle read.
+        total: the pairs measured (the 2023 train and dev lines in a 2018 cell of the lemma).
+        reason: a key of :data:`REASONS`.
+        read_as: the 2018 bundle the cell was read as (``""`` for a feature).
+        dropped: the features the reading left out.
+    """
+
+    language: str
+    kind: str
+    what: str
+    agree: int
+    total: int
+    reason: str
+    read_as: str = ""
+    dropped: tuple[str, ...] = ()
+
+
+def _unconverted_entry(raw: dict[str, Any], kind: str, path: Path) -> Unconverted:
+    try:
+        entry = Unconverted(
+            language=str(raw["language"]),
+            kind=kind,
+            what=str(raw["tags" if kind == "cell" else "feature"]),
+            agree=int(raw["agree"]),
+            total=int(raw["total"]),
+            reason=str(raw["reason"]),
+            read_as=str(raw.get("read_as", "")),
+            dropped=tuple(str(f) for f in raw.get("dropped", ())),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TableError(f"{path}: malformed [[{kind}]] entry {raw!r} ({exc})") from None
+    if entry.reason not in REASONS or not 0 <= entry.agree <= entry.total:
+        raise TableError(f"{path}: malformed [[{kind}]] entry {raw!r} (reason or counts)")
+    return entry
+
+
+def read_unconverted(path: Path) -> dict[str, tuple[Unconverted, ...]]:
+    """The entries of a table in the layout of ``unconverted.toml`` (``[[cell]]`` and
+    ``[[feature]]`` arrays of tables), by language.
+
+    Raises:
+        TableError: a file that cannot be read, or a malformed entry (naming the file).
+    """
+    try:
+        with open(path, "rb") as handle:
+            raw = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TableError(f"{path}: {exc}") from None
+    by_language: dict[str, list[Unconverted]] = {}
+    for kind in ("cell", "feature"):
+        for item in raw.get(kind, ()):
+            entry = _unconverted_entry(item, kind, path)
+            by_language.setdefault(entry.language, []).append(entry)
+    return {language: tuple(entries) for language, entries in by_language.items()}
+
+
+@functools.cache
+def _unconverted_all() -> dict[str, tuple[Unconverted, ...]]:
+    try:
+        return read_unconverted(FOLDER / "unconverted.toml")
+    except TableError as exc:
+        raise TableError(f"{exc}; the installation is broken, reinstall") from None
+
+
+def unconverted(language: str) -> tuple[Unconverted, ...]:
+    """The entries of the package's ``unconverted.toml`` for ``language`` (shared-task name;
+    none: ``()``), read once.
+
+    Raises:
+        TableError: a malformed table.
+    """
+    return _unconverted_all().get(language, ())
