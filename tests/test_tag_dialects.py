@@ -244,6 +244,43 @@ def test_unbalanced_layers_are_an_error_naming_the_text():
         read("german", "N;DAT(PL")
 
 
+def test_a_bar_means_ud_so_an_item_without_a_value_is_an_error_naming_it():
+    """``|`` is in no UniMorph feature (the 2018 files have none): ``NOUN|Case`` is UD with an
+    item lacking its value, not an unknown UniMorph feature the model would guess at."""
+    assert detect_dialect("NOUN|Case") == "ud" and detect_dialect("NOUN|") == "ud"
+    with pytest.raises(TagError, match=r"'Case' is not Name=Value .*\('NOUN\|Case'\)"):
+        read("german", "NOUN|Case")
+    assert read("german", "N;(non)NOM;SG", fmt="auto").dialect == "unimorph"
+
+
+def test_a_bracket_without_a_layer_name_inside_a_layer_is_an_error_naming_it():
+    """``DAT((PL))``: a part in brackets with no name is no UniMorph 4 part (a nested layer
+    has one: ``ACC(PL,PSS(1,SG))``); the 2018 data's ``(non)NOM`` stands alone."""
+    with pytest.raises(TagError, match=r"part '\(PL\)' .*no layer name.*\('N;DAT\(\(PL\)\)'\)"):
+        read("german", "N;DAT((PL))")
+
+
+@pytest.mark.parametrize(("language", "written", "count"), [
+    ("german", "N;" + ";".join(["DAT(PL)"] * 4), 4),  # 9 readings a layer: 6,561
+    ("german", "VERB|VerbForm=" + ",".join(["Ger"] * 5), 5),  # 4 a UD alternative: 1,024
+])
+def test_tags_with_too_many_readings_are_an_error_not_a_search_of_them_all(
+    language, written, count
+):
+    """Each layer (or UD alternative) multiplies the readings tried against the language's
+    bundles: a few dozen layers, well within a 1,000-character request, exhausted the memory."""
+    with pytest.raises(TagError, match=rf"too many layers or alternatives \({count}\)") as caught:
+        read(language, written)
+    assert caught.value.text == written
+
+
+def test_the_most_readings_of_the_2023_data_are_read():
+    """Spanish's dative clitic beside the imperative's subject, 63 readings, the most of the
+    SIGMORPHON 2023 train and dev bundles, is read (here: its layer has no 2018 cell)."""
+    with pytest.raises(TagError, match="the layer DAT"):
+        read("spanish", "V;IMP;DAT(3,SG);NOM(INFM,2,SG)")
+
+
 def test_without_a_languages_bundles_the_tables_alone_read_foreign_tags():
     """A language with no 2018 data: the first reading of each layer, noted."""
     reading = read_tags("N;DAT(PL)", language="")

@@ -113,6 +113,11 @@ def test_the_api_answers_every_dialect_and_keeps_the_model():
     again = inflect.inflect("Haus", "N;GEN;SG", lang="german", beam=3, no_lexicon=True)
     assert loaded == api._LOADED and again.record.model == "german-high"
     assert api.predictor_for("german") is api.predictor_for("german")
+    # the language's other names share its model: no second load
+    for name in ("de", "deu", "German"):
+        assert api.predictor_for(name) is api.predictor_for("german")
+    assert inflect.inflect("Haus", "N;DAT;PL", lang="de").best == "Häusern"
+    assert loaded == api._LOADED
 
 
 def test_the_service_answers_every_dialect():

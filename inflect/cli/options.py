@@ -222,5 +222,5 @@ tag_format_option = click.option(
     help="The dialect of the tags: unimorph, the 2018 data's bundles (N;DAT;PL); unimorph4, "
          "UniMorph 4's layered features (N;DAT(PL), V;IND;PRS;NOM(3,SG)); ud, Universal "
          "Dependencies' UPOS|Name=Value|... (NOUN|Case=Dat|Number=Plur). auto: each bundle's, "
-         "a '=' meaning UD and a layer NAME(...) UniMorph 4. Foreign tags are read as the "
+         "a '=' or '|' meaning UD and a layer NAME(...) UniMorph 4. Foreign tags are read as the "
          "language's 2018 bundle; the output keeps the tags as written beside the bundle asked.")

@@ -4,9 +4,9 @@
 ``N;DAT(PL)``, UD ``NOUN|Case=Dat|Number=Plur``; :mod:`inflect.text.dialects`) as ``inflect
 predict`` does: the same shipped model of the language, the same lexicons consulted first (the
 user's files, the field dictionaries installed, UniMorph, the shipped lexicon) and the same
-search options. The model of a language is loaded once and kept (per language, model, setting,
-models folder and device), so a second call costs a search, not a load; lexicons are kept per
-choice of files. Thread-safe: loading is done under a lock, searches run on the caller's thread.
+search options. The model of a language is loaded once and kept (per language, whichever of its
+names is given, model, setting, models folder and device), so a second call costs a search, not
+a load; lexicons are kept per choice of files. Thread-safe: loading is done under a lock, searches run on the caller's thread.
 """
 
 from __future__ import annotations
@@ -71,6 +71,20 @@ def _lexicons(files: tuple[str, ...], language: str, no_lexicon: bool) -> Any:
     return _LEXICONS[key]
 
 
+def _language_key(lang: str | None) -> str:
+    """The language's shared-task name (``german`` for ``de``, ``deu``, ``German``), so that its
+    names share one loaded model and lexicon; a name no language has (yet: a checkpoint's own
+    language is known once it is loaded), as given."""
+    from inflect.text.languages import UnknownLanguageError, resolve
+
+    if not lang:
+        return ""
+    try:
+        return resolve(lang).name
+    except UnknownLanguageError:
+        return lang
+
+
 def predictor_for(
     lang: str | None = None,
     *,
@@ -99,7 +113,8 @@ def predictor_for(
     from inflect.nn.threads import set_threads
 
     models = (model,) if isinstance(model, str | os.PathLike) else tuple(model or ())
-    place = (lang or "", tuple(str(m) for m in models), setting,
+    language = _language_key(lang)
+    place = (language, tuple(str(m) for m in models), setting,
              None if models_dir is None else str(models_dir), device)
     files = tuple(str(f) for f in lexicon)
     options = {"beam_size": beam, "max_forms": max_forms, "support": support, "strict": strict,
@@ -116,7 +131,7 @@ def predictor_for(
             base = _LOADED[place] = load_predictor(
                 list(place[1]) or None, lang, models_dir=place[3], device=device, setting=setting
             )
-        made = Predictor(base.loaded, lexicons=_lexicons(files, lang or "", no_lexicon), **options)
+        made = Predictor(base.loaded, lexicons=_lexicons(files, language, no_lexicon), **options)
         made.model_name = base.model_name
         _MADE[key] = made
         return made

@@ -37,7 +37,7 @@ TAG_FORMAT_HELP = (
     "The dialect of the tags, as inflect predict --tag-format: unimorph, the 2018 data's "
     "bundles (N;DAT;PL); unimorph4, UniMorph 4's layered features (N;DAT(PL)); ud, Universal "
     "Dependencies' UPOS|Name=Value|... (NOUN|Case=Dat|Number=Plur); auto: each input's, a '=' "
-    "meaning UD and a layer NAME(...) UniMorph 4."
+    "or '|' meaning UD and a layer NAME(...) UniMorph 4."
 )
 
 

@@ -9,8 +9,8 @@ Three dialects are read (:data:`DIALECTS`):
 - ``"ud"``: Universal Dependencies' ``UPOS|Name=Value|...`` (:mod:`inflect.text.ud`), what
   spaCy, Stanza, UDPipe and the treebanks give.
 
-:func:`detect_dialect` tells them apart (a ``=`` means UD, a layer ``NAME(...)`` UniMorph 4);
-``fmt`` forces one. :func:`read_tags` reads the tags as one of a language's 2018 bundles (the
+:func:`detect_dialect` tells them apart (a ``=`` or ``|`` means UD, a layer ``NAME(...)``
+UniMorph 4); ``fmt`` forces one. :func:`read_tags` reads the tags as one of a language's 2018 bundles (the
 :class:`KnownBundles` of :mod:`inflect.corpora.bundles`), keeping the text as written beside the
 bundle asked (:class:`TagReading`):
 
@@ -57,6 +57,7 @@ from inflect.text.unimorph4 import LayerError, Unpacked, has_layers, unpack_unim
 __all__ = [
     "DIALECTS",
     "DIALECT_NAMES",
+    "MAX_READINGS",
     "TAG_FORMATS",
     "KnownBundles",
     "TagError",
@@ -74,6 +75,11 @@ TagFormat = Literal["auto", Dialect]
 #: ``--tag-format``'s choices, in order: ``("auto", "unimorph", "unimorph4", "ud")``.
 TAG_FORMATS: tuple[str, ...] = get_args(TagFormat)
 DIALECT_NAMES = {"unimorph": "UniMorph", "unimorph4": "UniMorph 4", "ud": "UD"}
+#: The most readings (combinations of one option per layer or UD alternative) that foreign tags
+#: may give: their number is a power of the number of layers, and each is matched against the
+#: language's bundles, so that a few dozen layers would exhaust the memory. The SIGMORPHON 2023
+#: train and dev files' bundles give at most 63 (Spanish ``V;IMP;DAT(3,SG);NOM(INFM,2,SG)``).
+MAX_READINGS = 512
 
 
 class TagError(ValueError):
@@ -131,9 +137,11 @@ class TagReading:
 
 
 def detect_dialect(text: str) -> Dialect:
-    """``"ud"`` for text with a ``=`` (``NOUN|Case=Dat``), ``"unimorph4"`` for one with a layer
-    (``N;DAT(PL)``), else ``"unimorph"``."""
-    if "=" in text:
+    """``"ud"`` for text with a ``=`` or a ``|`` (``NOUN|Case=Dat``; ``|`` separates UD's items
+    and is in no UniMorph feature, so that ``NOUN|Case`` is malformed UD rather than an unknown
+    UniMorph feature), ``"unimorph4"`` for one with a layer (``N;DAT(PL)``), else
+    ``"unimorph"``."""
+    if "=" in text or "|" in text:
         return "ud"
     return "unimorph4" if has_layers(text) else "unimorph"
 
@@ -160,7 +168,8 @@ def read_tags(
 
     Raises:
         TagError: malformed tags (unbalanced layers, a UD item without ``=``), an unknown UD
-            UPOS, feature or value (``Case=Foo``), a layer with no 2018 cell.
+            UPOS, feature or value (``Case=Foo``), a layer with no 2018 cell, more layers or
+            alternatives than :data:`MAX_READINGS` readings allow.
         ValueError: an unknown ``fmt``.
     """
     if fmt not in TAG_FORMATS:
@@ -176,6 +185,13 @@ def read_tags(
         raise TagError(exc.what, text) from None
     except ValueError as exc:  # TagBundle.parse
         raise TagError(str(exc), text) from None
+    if unpacked.readings > MAX_READINGS:
+        raise TagError(
+            f"too many layers or alternatives ({len(unpacked.choices)}): their readings number "
+            f"more than the {MAX_READINGS:,} read (the SIGMORPHON 2023 train and dev bundles give "
+            "at most 63)",
+            text,
+        )
     table = language_table(language)
     if known is None:
         asked = TagBundle(unpacked.candidates()[0])

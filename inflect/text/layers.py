@@ -139,8 +139,9 @@ def parse_feature(text: str) -> str | Layer:
     layer).
 
     Raises:
-        LayerError: unbalanced brackets, an empty layer or part, or text after a layer's closing
-            bracket (``DAT(PL)X``); the message names the text.
+        LayerError: unbalanced brackets, an empty layer or part, a part in brackets with no
+            layer name (``DAT((PL))``), or text after a layer's closing bracket
+            (``DAT(PL)X``); the message names the text.
     """
     stripped = text.strip()
     if "(" not in stripped and ")" not in stripped:
@@ -165,7 +166,10 @@ def parse_feature(text: str) -> str | Layer:
     for piece in split_top(inner, ",;"):
         if not piece.strip():
             raise LayerError(stripped, "empty part")
-        parts.append(parse_feature(piece))
+        part = parse_feature(piece)
+        if isinstance(part, str) and ("(" in part or ")" in part):
+            raise LayerError(stripped, f"part {part!r} has brackets but no layer name before them")
+        parts.append(part)
     return Layer(name, frozenset(parts), stripped)
 
 

@@ -11,8 +11,9 @@ agrees with a 3rd-person singular subject. Parts are separated by ``,``; the 202
 write ``;`` inside a layer (``DAT(PL;LGSPEC2)``), read the same. A part may itself be a layer
 (``ACC(PL,PSS(1,SG))``). Parts are a set: ``PSS(PL,1) == PSS(1,PL)``.
 
-A bracket that is never closed or closed without being opened, an empty layer (``DAT()``) or an
-empty part (``NOM(3,,SG)``) is a :class:`LayerError` naming the text. The parser of one
+A bracket that is never closed or closed without being opened, an empty layer (``DAT()``), an
+empty part (``NOM(3,,SG)``) or a part in brackets with no layer name (``DAT((PL))``) is a
+:class:`LayerError` naming the text. The parser of one
 feature is :mod:`inflect.text.layers`' (:func:`parse_feature`, :class:`Layer`), re-exported here. A feature that only
 contains brackets without a name before them (the 2018 data's ``(non)NOM``) is not a layer.
 
@@ -24,6 +25,7 @@ language's bundles). This module imports only the standard library.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 
@@ -103,6 +105,12 @@ class Unpacked:
 
     features: tuple[str, ...]
     choices: tuple[Choice, ...] = ()
+
+    @property
+    def readings(self) -> int:
+        """How many candidates :meth:`candidates` gives: the product of the choices' numbers of
+        options (it grows as a power of the number of layers)."""
+        return math.prod(len(c.options) for c in self.choices)
 
     def candidates(self, skip: int | None = None) -> list[tuple[str, ...]]:
         """Every combination of one option per choice (the ``skip``-th choice left out), the
