@@ -439,6 +439,11 @@ def test_ship_selects_per_language_models_by_gain_per_byte_within_the_budget():
     chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 2.6e6,
                                                floors)
     assert (chosen, dropped) == (["de-high", "lt-high"], ["de-own"])
+    # --first: de is served first (its 2e-6 per byte would come last), then by gain per byte:
+    # fi's 1 MB no longer fits (1 + 1 + 1 MB > 2.6 MB), lt's 0.5 MB does
+    chosen, dropped = ship.select_per_language(scores, settings, sizes, per_language, 2.6e6,
+                                               first={"de-high"})
+    assert (chosen, dropped) == (["de-high", "lt-high"], ["de-own"])
     # another setting's model does not count against a high per-language model
     settings["multi"] = "medium"
     chosen, _ = ship.select_per_language(scores, settings, sizes, per_language, 10e6)

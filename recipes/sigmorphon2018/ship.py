@@ -147,6 +147,11 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
                              "old-irish, ...: 50 dev words), dev alone. 'dev': dev alone "
                              "everywhere. The official baseline and --macro-target stay on dev; "
                              "the registry records the criterion")
+    parser.add_argument("--first", action="append", default=[], metavar="NAME[,NAME...]",
+                        help="per-language models (LANGUAGE-SETTING) whose language is served "
+                             "first: one candidate of each (the most gain per byte that fits) is "
+                             "taken right after the baseline lifts, before the macro targets "
+                             "(repeatable)")
     parser.add_argument("--margin", type=float, default=1.0,
                         help="a --queue model whose greedy dev accuracy in training is more than "
                              "this many points below a --keep model of its setting on its "
@@ -213,6 +218,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.int4_names = sorted({n for spec in args.int4 for n in spec.split(",") if n})
     args.int4_kept = sorted({n for spec in args.int4_kept for n in spec.split(",") if n})
     args.members_alone = sorted({n for spec in args.members_alone for n in spec.split(",") if n})
+    args.first = {n for spec in args.first for n in spec.split(",") if n}
     if (args.int4_kept or args.members_alone or args.ensemble_kept) and not args.kept_compete:
         parser.error("--int4-kept, --members-alone and --ensemble-kept need --kept-compete (the "
                      "kept model and its other forms compete in the selection)")
@@ -363,7 +369,7 @@ def choose(args: argparse.Namespace, found: Candidates, facts: dict, scores: dic
               } if baseline is not None else {}
     chosen, dropped = select_per_language(scores | found.kept_scores, settings, sizes,
                                           pool, args.budget_mb * 1e6, floors,
-                                          args.targets)
+                                          args.targets, args.first)
     candidates = {language_of(n) + "-" + settings[n] for n in per_language}
     left = sorted(n for n in found.kept if n in pool and n not in chosen)
     for name in [n for n in pool if n not in chosen] + dropped:

@@ -180,6 +180,7 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
                         sizes: dict[str, int], per_language: set[str], budget: float,
                         floors: dict[tuple[str, str], float] | None = None,
                         targets: dict[str, float] | None = None,
+                        first: set[str] | None = None,
                         ) -> tuple[list[str], list[str]]:
     """Which per-language models to ship, and which other models no language needs.
 
@@ -201,7 +202,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
     With ``targets`` (``{SETTING: macro}``, e.g. a medium macro of 80), the candidates of such a
     setting come next until the setting's macro dev accuracy (the mean over its languages of
     the dev accuracy of the model that serves each: the best by selection score) reaches the
-    target; the others follow. Then a model that is the best of its setting (selection score)
+    target; the others follow. With ``first`` (per-language model names, ``LANG-SETTING``: a
+    language the product answers first, e.g. French), one candidate of each such language, the
+    one of the largest gain per byte that fits, is taken right after the lifts. Then a model that is the best of its setting (selection score)
     for no language is dropped (e.g. a language's own model that a new per-language model
     beats). Returns (the chosen per-language models, the dropped other models)."""
     acc = {name: dict(zip(frame["language"], selection_of(frame), strict=True))
@@ -218,6 +221,9 @@ def select_per_language(scores: dict[str, Any], settings: dict[str, str],
             lifts.add(name)
     while pick.take_best([n for n in lifts if pick.key_of(n) not in pick.held]):
         pass
+    for wanted in sorted(first or ()):
+        pick.take_best([n for n in candidates if base_name(n) == wanted
+                        and pick.key_of(n) not in pick.held])
     for setting, target in (targets or {}).items():
         keys = sorted({(lang, setting) for n, a in acc.items() if settings[n] == setting
                        for lang in a})
