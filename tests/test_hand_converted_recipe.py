@@ -1,4 +1,4 @@
-"""recipes/unimorph4/hand_converted.py (issue 62): the hand tables of the 2023 dev files' bundles
+"""recipes/unimorph4/hand_converted.py: the hand tables of the 2023 dev files' bundles
 and the measurement of a UniMorph 4 file scored as written against the same file converted by
 hand.
 

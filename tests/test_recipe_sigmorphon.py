@@ -367,7 +367,7 @@ def test_ship_command_of_a_warm_started_member_names_its_start(tmp_path):
         "--seed 3 --preset tiny --init-from runs/high-member1/model.safetensors "
         "--learning-rate 0.0005 --epochs 60 --patience 60 --out runs/high-member2"
     )
-    # long pairs (issue 63) are part of the command
+    # long pairs are part of the command
     save_model(tmp_path / "c", model, languages=[resolve("german").to_dict()],
                training={"data": {"setting": "high"}},
                settings=Config.from_preset("tiny", seed=3, long_pairs=3000).train.to_dict())

@@ -609,7 +609,7 @@ def _bulk(k: int) -> dict:
 
 @pytest.mark.slow
 def test_one_word_beside_five_bulk_clients_is_answered_within_3_s():
-    """Issue 64: five clients post 1,000 German words each (the default lexicons: the field
+    """Five clients post 1,000 German words each (the default lexicons: the field
     dictionary is looked up for each new lemma), and while they wait a one-word GET is answered
     within 3 s (or refused with Retry-After), before any bulk request is done. The work is
     searched in turns of about 0.5 s (the batch budget, measured), so the bound holds however

@@ -1,4 +1,4 @@
-"""The spaCy component (:mod:`inflect.integrations.spacy`, issue 62): ``nlp.add_pipe("inflect")``
+"""The spaCy component (:mod:`inflect.integrations.spacy`): ``nlp.add_pipe("inflect")``
 found through the ``spacy_factories`` entry point, ``token._.inflect(features)`` and
 ``token._.inflections(features)`` on hand-made Docs and on a real pipeline.
 

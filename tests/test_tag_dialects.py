@@ -1,4 +1,4 @@
-"""Tag dialects (:mod:`inflect.text.dialects`, issue 62): UniMorph 4 and Universal Dependencies
+"""Tag dialects (:mod:`inflect.text.dialects`): UniMorph 4 and Universal Dependencies
 tags read as a language's CoNLL–SIGMORPHON 2018 bundle, without a model.
 
 The expected bundles come from the 2018 files: each UniMorph 4 case below is a line of a

@@ -1,4 +1,4 @@
-"""Every tag dialect answered right by the shipped models and lexicons (issue 62's examples), in
+"""Every tag dialect answered right by the shipped models and lexicons, in
 the CLI, the Python API and over HTTP; a UD sample's forms; a UniMorph 4 file evaluated as it is.
 
 The expected forms are the languages' (any grammar: German *Häusern*, *geht*; English *took*,

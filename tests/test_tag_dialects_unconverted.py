@@ -1,4 +1,4 @@
-"""The UniMorph 4 conversions not trusted (issue 62): ``inflect/text/tagsets/unconverted.toml``,
+"""The UniMorph 4 conversions not trusted: ``inflect/text/tagsets/unconverted.toml``,
 written by ``recipes/unimorph4/agreement.py`` from the SIGMORPHON 2023 train and dev files, read
 by :func:`inflect.text.dialects.read_tags` (no 2023 file is needed here).
 
