@@ -96,24 +96,10 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     from inflect.render.tsv import frame_tsv
     from inflect.text.records import DataFormatError
 
-    if models and pred_files:
-        raise click.UsageError("give either --model (predict here) or --pred (predictions "
-                               "made elsewhere), not both")
-    check_setting(setting, models, pred_files)
-    if not pred_files:
-        models = models_or_shipped(models, languages, setting)
-    if not models and not (pred_files and gold_files):
-        raise click.UsageError("give --model (or one --lang with a shipped model) with "
-                               "--lang/--split or --gold, or --pred with --gold")
+    models = _checked_sources(models, pred_files, gold_files, languages, setting, lexicon_files,
+                              tag_format)
     fmt = output_format(out_format)
     check_outputs(*_output_files(out_prefix))
-    if lexicon_files and pred_files:
-        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
-                               "with --pred the predictions are already made")
-    if tag_format != "auto" and pred_files:
-        raise click.UsageError("--tag-format reads the gold tags when the model predicts here "
-                               "(--model); with --pred the files are matched by the tags as "
-                               "written (drop --tag-format)")
     from inflect.lexicon import LexiconError
 
     try:
@@ -152,6 +138,29 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     if models:  # the title soft-wrapped: a model path is folded by the terminal, never cut
         console.print(title, style="bold", soft_wrap=True, markup=False, highlight=False)
     console.print(fitted(evaluation_table(frame, None) if models else scores_table(frame)))
+
+
+def _checked_sources(models, pred_files, gold_files, languages, setting, lexicon_files,
+                     tag_format) -> tuple[str, ...]:
+    """The models to predict with (the shipped one of one --lang where none is given and no
+    --pred), after refusing the options that do not go together (a click.UsageError naming them)."""
+    if models and pred_files:
+        raise click.UsageError("give either --model (predict here) or --pred (predictions "
+                               "made elsewhere), not both")
+    check_setting(setting, models, pred_files)
+    if not pred_files:
+        models = models_or_shipped(models, languages, setting)
+    if not models and not (pred_files and gold_files):
+        raise click.UsageError("give --model (or one --lang with a shipped model) with "
+                               "--lang/--split or --gold, or --pred with --gold")
+    if lexicon_files and pred_files:
+        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
+                               "with --pred the predictions are already made")
+    if tag_format != "auto" and pred_files:
+        raise click.UsageError("--tag-format reads the gold tags when the model predicts here "
+                               "(--model); with --pred the files are matched by the tags as "
+                               "written (drop --tag-format)")
+    return models
 
 
 def _name_new_languages(languages: tuple[str, ...]) -> None:
