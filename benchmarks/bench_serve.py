@@ -22,7 +22,7 @@ both (without it both consult the lexicons ``inflect predict`` consults by defau
 The clients run in this process (Python threads) on the same cores as the service: on a 2-core
 machine they take CPU from it, so the service's figures are if anything pessimistic.
 
-4. ``--bulk``, the service under load (issue 64) instead of 1-3: one client GETs one German word
+4. ``--bulk``, the service under load instead of 1-3: one client GETs one German word
    a request (``--word-requests`` of them, the next sent when the last is answered) while 0, 1,
    2 and 5 (``--bulk-clients``) other clients POST ``--bulk-size`` (1,000) german-dev words a
    request in a closed loop (a 503 is retried after its ``Retry-After``), with the default
@@ -32,7 +32,7 @@ machine they take CPU from it, so the service's figures are if anything pessimis
    503s, the inputs searched a second (bulk and one-word: ``/healthz``'s ``searched``), the
    bulk clients' 503s, and the inputs a batch. ``--against PATH``
    measures another checkout's service the same way after each of this one's (e.g. the
-   first-come-first-served service before issue 64; ``--against-requests`` one-word GETs).
+   first-come-first-served service before the per-client queue; ``--against-requests`` one-word GETs).
 
 Usage::
 

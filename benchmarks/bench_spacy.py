@@ -1,5 +1,5 @@
 """The spaCy component against ``inflect predict --input``: the same UD-tagged tokens, one
-``token._.inflect(features)`` call each, against one batch command (issue 62's target: at most
+``token._.inflect(features)`` call each, against one batch command (the target: at most
 1.5x the command's time).
 
 Inputs: the first ``--n`` (1,000) german-dev lines, each 2018 bundle written as the UD tags of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "Your own language" figures on the SIGMORPHON 2023 files (issue 65): Amharic
+# The README's "Your own language" figures on the SIGMORPHON 2023 files: Amharic
 # (two seeds and their ensemble) and Japanese, trained on the files as a user would, scored on the
 # 2023 dev and test files. Usage:
 #   bash recipes/user_language/sigmorphon2023.sh 2023InflectionST/part1/data runs/sigmorphon2023
