@@ -40,13 +40,20 @@ class TableError(ValueError):
     """A conversion table that cannot be read (``FILE: what``)."""
 
 
-def _load(name: str) -> dict[str, Any]:
-    path = FOLDER / name
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path``; a :class:`TableError` naming it where it cannot be read."""
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise TableError(f"{path}: {exc}; the installation is broken, reinstall") from None
+        raise TableError(f"{path}: {exc}") from None
+
+
+def _load(name: str) -> dict[str, Any]:
+    try:
+        return _read_toml(FOLDER / name)
+    except TableError as exc:
+        raise TableError(f"{exc}; the installation is broken, reinstall") from None
 
 
 def _features(text: str) -> tuple[str, ...]:
@@ -255,11 +262,7 @@ def read_unconverted(path: Path) -> dict[str, tuple[Unconverted, ...]]:
     Raises:
         TableError: a file that cannot be read, or a malformed entry (naming the file).
     """
-    try:
-        with open(path, "rb") as handle:
-            raw = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise TableError(f"{path}: {exc}") from None
+    raw = _read_toml(path)
     by_language: dict[str, list[Unconverted]] = {}
     for kind in ("cell", "feature"):
         for item in raw.get(kind, ()):
