@@ -699,3 +699,31 @@ def test_a_full_queue_answers_503_and_sigterm_finishes_the_requests_in_flight():
         assert "Application shutdown complete" in log and "Traceback" not in log
     finally:
         running.stop()
+
+
+def test_siblings_reorders_only_on_get_and_post(server):
+    """``siblings`` (inflect predict --siblings) keeps the model's forms, probabilities and
+    certificate (only their order may change); 'on' with no_lexicon is a 422 naming the field."""
+    params = {"lang": "german", "lemma": "Hund", "tags": "N;DAT;PL", "lexicon": ["shipped"]}
+    status, _, plain = call(server, "/v1/inflect", params)
+    assert status == 200, plain
+    status, _, ranked = call(server, "/v1/inflect", {**params, "siblings": "on"})
+    assert status == 200, ranked
+
+    def model_forms(record):
+        return sorted((f["form"], f["probability"]) for f in record["forms"] if not f["attested"])
+
+    assert model_forms(ranked) == model_forms(plain)
+    assert ranked["certificate"] == plain["certificate"]
+    status, _, got = post(server, {"lang": "german", "lexicon": ["shipped"], "siblings": "on",
+                                   "inputs": [{"lemma": "Hund", "tags": "N;DAT;PL"}]})
+    assert status == 200 and got["results"][0]["forms"] == ranked["forms"]
+    alone = {k: v for k, v in params.items() if k != "lexicon"}
+    status, _, error = call(server, "/v1/inflect", {**alone, "no_lexicon": "true",
+                                                    "siblings": "on"})
+    assert (status, error["field"]) == (422, "no_lexicon")
+    assert "siblings" in error["error"]
+    # auto with no_lexicon: the model alone, no error; a value outside the choices: a 422
+    assert call(server, "/v1/inflect", {**alone, "no_lexicon": "true"})[0] == 200
+    status, _, error = call(server, "/v1/inflect", {**params, "siblings": "yes"})
+    assert (status, error["field"]) == (422, "siblings")

@@ -68,12 +68,18 @@ from inflect.cli.resolve import (
                    "'dictionaries': the field dictionaries installed). Without it the model "
                    "alone is scored (INFLECT_LEXICON is not read here). A lexicon that attests "
                    "the gold forms of more than half a language's inputs is refused.")
+@click.option("--siblings", "siblings_split", default=None, metavar="SPLIT",
+              type=click.Choice(["train-high", "train-medium", "train-low"]),
+              help="Re-rank the model's forms of each input by the lemma's other forms in this "
+                   "training split of its language (analogy over the split's paradigms: "
+                   "inflect.inference.siblings; probabilities and certificates stay the "
+                   "model's). Without it the model's own order is scored.")
 @tag_format_option
 @format_option("the results' columns: language, n, accuracy (percent), levenshtein, ... at "
                 "full precision")
 def evaluate_command(models, pred_files, gold_files, languages, split, beam, device, data_dir,
                      out_prefix, baseline, threads, setting, input_format, lexicon_files,
-                     tag_format, out_format):
+                     siblings_split, tag_format, out_format):
     """Score as the CoNLL-SIGMORPHON 2018 scorer does: accuracy and mean Levenshtein distance
     per language, and their macro-average; with --model, also the sparsity statistics.
 
@@ -97,7 +103,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
     from inflect.text.records import DataFormatError
 
     models = _checked_sources(models, pred_files, gold_files, languages, setting, lexicon_files,
-                              tag_format)
+                              tag_format, siblings_split)
     fmt = output_format(out_format)
     check_outputs(*_output_files(out_prefix))
     from inflect.lexicon import LexiconError
@@ -109,9 +115,9 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
             result = evaluate_checkpoints(models, languages, split, gold_files,
                                           data_dir=data_dir, beam_size=beam, device=device,
                                           fmt=input_format, lexicons=lexicons,
-                                          tag_format=tag_format)
+                                          tag_format=tag_format, siblings_split=siblings_split)
             frame = result.frame
-            scored = _scored(result)
+            scored = _scored(result, siblings_split)
             # one model path a line (a path is never broken across lines); what was scored is
             # said once, on stderr, where it is seen in a pipe too
             title = "\n".join([*models, f"beam {beam}, {int(frame['members'][0])} member(s)"])
@@ -141,7 +147,7 @@ def evaluate_command(models, pred_files, gold_files, languages, split, beam, dev
 
 
 def _checked_sources(models, pred_files, gold_files, languages, setting, lexicon_files,
-                     tag_format) -> tuple[str, ...]:
+                     tag_format, siblings_split=None) -> tuple[str, ...]:
     """The models to predict with (the shipped one of one --lang where none is given and no
     --pred), after refusing the options that do not go together (a click.UsageError naming them)."""
     if models and pred_files:
@@ -153,9 +159,10 @@ def _checked_sources(models, pred_files, gold_files, languages, setting, lexicon
     if not models and not (pred_files and gold_files):
         raise click.UsageError("give --model (or one --lang with a shipped model) with "
                                "--lang/--split or --gold, or --pred with --gold")
-    if lexicon_files and pred_files:
-        raise click.UsageError("--lexicon is consulted when the model predicts here (--model); "
-                               "with --pred the predictions are already made")
+    for given, option in ((lexicon_files, "--lexicon"), (siblings_split, "--siblings")):
+        if given and pred_files:
+            raise click.UsageError(f"{option} is used when the model predicts here (--model); "
+                                   "with --pred the predictions are already made")
     if tag_format != "auto" and pred_files:
         raise click.UsageError("--tag-format reads the gold tags when the model predicts here "
                                "(--model); with --pred the files are matched by the tags as "
@@ -198,13 +205,17 @@ def _output_files(out_prefix: str | None) -> list[str]:
     return [f"{out_prefix}.{suffix}" for suffix in ("parquet", "csv", "svg")] if out_prefix else []
 
 
-def _scored(result) -> str:
+def _scored(result, siblings_split: str | None = None) -> str:
     """What was scored, in words: the model alone, or the model after a lexicon and how many
-    inputs the lexicon answered (of an :class:`inflect.evaluation.runner` result)."""
+    inputs the lexicon answered (of an :class:`inflect.evaluation.runner` result), and whether
+    its forms were re-ranked by the lemma's other forms of a training split."""
+    ranked = (f", its forms re-ranked by the lemma's other forms in {siblings_split}"
+              if siblings_split else "")
     if result.lexicon is None:
-        return "the model alone (no lexicon; --lexicon consults one)"
+        return (f"the model{ranked}" if ranked else "the model alone") + (
+            " (no lexicon; --lexicon consults one)")
     answered = sum(a for a, _ in result.attested.values())
-    return (f"the model with the lexicon {result.lexicon} first (it answered "
+    return (f"the model{ranked}, with the lexicon {result.lexicon} first (it answered "
             f"{answered:,} of {len(result.gold):,} inputs)")
 
 

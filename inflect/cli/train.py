@@ -30,7 +30,8 @@ _TRAIN_CONFIG_OPTIONS = {
     "score": "attention_score", "learn_alpha": "learn_attention_alpha", "seed": "seed",
     "batch_size": "batch_size", "learning_rate": "learning_rate", "dev_sample": "dev_sample",
     "language_temperature": "language_temperature", "emb_dim": "emb_dim",
-    "hidden_dim": "hidden_dim", "layers": "layers", "hallucinate": "hallucinate",
+    "hidden_dim": "hidden_dim", "layers": "layers", "dropout": "dropout",
+    "hallucinate": "hallucinate",
     "long_pairs": "long_pairs", "encoder": "encoder", "layered_features": "layered_features",
 }
 
@@ -147,6 +148,12 @@ class _ReadHelp(click.Option):
 @click.option("--layers", type=click.IntRange(min=1), default=None, cls=_ReadHelp,
               make_help=lambda: "Layers of the encoder and LSTM layers of the decoder "
                                 f"(default: the preset's: {_by_preset('layers')}).")
+@click.option("--dropout", type=FiniteFloat(min=0, max=1, max_open=True), default=None,
+              cls=_ReadHelp,
+              make_help=lambda: "Dropout on the embeddings, between LSTM layers and on the "
+                                "attentional hidden state, in [0, 1) (default: the preset's: "
+                                f"{_by_preset('dropout', '{:g}'.format)}; a warm start may "
+                                "change it).")
 @click.option("--learning-rate", type=FiniteFloat(min=0, max=10, min_open=True), default=None,
               cls=_ReadHelp,
               make_help=lambda: "Adam's initial step size, in (0, 10] (default: the preset's: "
@@ -195,7 +202,7 @@ class _ReadHelp(click.Option):
 def train_command(lang, setting, train_files, dev_files, input_format, attention, output_mapping,
                   score, encoder, layered_features, learn_alpha, seed, out_dir,
                   preset, epochs, patience, batch_size, emb_dim, hidden_dim, layers,
-                  learning_rate, dev_sample,
+                  dropout, learning_rate, dev_sample,
                   language_temperature, hallucinate, long_pairs, checkpoint_minutes, precision,
                   device, threads, resume, init_from, data_dir):
     """Train a model on one or more languages and select it on dev accuracy.
@@ -232,8 +239,8 @@ def train_command(lang, setting, train_files, dev_files, input_format, attention
         batch_size=batch_size,
         learning_rate=learning_rate, dev_sample=dev_sample,
         language_temperature=language_temperature, emb_dim=emb_dim,
-        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers, hallucinate=hallucinate,
-        long_pairs=long_pairs,
+        feature_dim=emb_dim, hidden_dim=hidden_dim, layers=layers, dropout=dropout,
+        hallucinate=hallucinate, long_pairs=long_pairs,
     )
     ctx = click.get_current_context()
     given = {field: options[field] for name, field in _TRAIN_CONFIG_OPTIONS.items()

@@ -377,6 +377,7 @@ def evaluate_checkpoints(
     fmt: Format = "auto",
     lexicons: Any = None,
     tag_format: str = "auto",
+    siblings_split: str | None = None,
 ) -> Evaluation:
     """Evaluate checkpoints (one model, or the members of an ensemble) on gold inputs.
 
@@ -393,22 +394,55 @@ def evaluate_checkpoints(
         tag_format: the dialect of the gold tags (``"auto"``, ``"unimorph"``, ``"unimorph4"``,
             ``"ud"``): foreign tags are read as the language's 2018 bundle
             (:mod:`inflect.text.dialects`), and scored as written.
+        siblings_split: a shared-task split with gold forms (``"train-high"``, ...) whose pairs
+            re-rank the model's forms by the lemma's other forms
+            (:mod:`inflect.inference.siblings`), per gold language; None: the model's order.
 
     Returns:
         As :func:`evaluate_predictor`.
 
     Raises:
-        FileNotFoundError, CheckpointError, ValueError: as the functions called.
+        FileNotFoundError, CheckpointError, ValueError: as the functions called;
+            ValueError also for ``siblings_split`` equal to ``split`` (the gold pairs would rank
+            their own answers).
     """
     from inflect.inference.predictor import Predictor
     from inflect.inference.user_models import checkpoint_languages
 
     known = checkpoint_languages(models)  # the model's languages, by name, however new
     gold = load_gold(languages, split, gold_files, data_dir, fmt, known)
+    siblings = sibling_evidence(gold, siblings_split, split, data_dir) if siblings_split else None
     predictor = Predictor.from_checkpoints(
-        models, device=device, beam_size=beam_size, lexicons=lexicons, tag_format=tag_format
+        models, device=device, beam_size=beam_size, lexicons=lexicons, tag_format=tag_format,
+        siblings=siblings,
     )
     return evaluate_predictor(predictor, gold)
+
+
+def sibling_evidence(
+    gold: Sequence[Example], siblings_split: str, split: str,
+    data_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Per language of ``gold``, the :class:`~inflect.inference.siblings.SiblingEvidence` of its
+    split ``siblings_split`` (shared-task files: lemmas in the model's normalisation).
+
+    Raises:
+        ValueError: ``siblings_split`` is ``split`` (the gold pairs would rank their own
+            answers); FileNotFoundError, DataFormatError: as
+            :func:`inflect.corpora.splits.load_split`.
+    """
+    from inflect.corpora.splits import load_split
+    from inflect.inference.siblings import SiblingEvidence
+
+    if siblings_split == split:
+        raise ValueError(f"the siblings' split is the gold split ({split}): its pairs are the "
+                         "answers; re-rank by a training split (train-high, train-medium, "
+                         "train-low)")
+    evidence = {}
+    for language in dict.fromkeys(e.language for e in gold):
+        pairs = load_split(language, siblings_split, data_dir)
+        evidence[language] = SiblingEvidence.from_pairs((e.lemma, e.form, e.tags) for e in pairs)
+    return evidence
 
 
 def write_results(

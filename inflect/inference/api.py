@@ -92,6 +92,7 @@ def predictor_for(
     setting: str | None = None,
     lexicon: Sequence[str | os.PathLike[str]] = (),
     no_lexicon: bool = False,
+    siblings: str | bool = "auto",
     beam: int = defaults.BEAM_SIZE,
     max_forms: int = defaults.MAX_FORMS,
     support: str = "auto",
@@ -112,13 +113,16 @@ def predictor_for(
     """
     from inflect.nn.threads import set_threads
 
+    from inflect.inference.siblings import siblings_choice
+
+    chosen_siblings = siblings_choice(siblings, no_lexicon)
     models = (model,) if isinstance(model, str | os.PathLike) else tuple(model or ())
     language = _language_key(lang)
     place = (language, tuple(str(m) for m in models), setting,
              None if models_dir is None else str(models_dir), device)
     files = tuple(str(f) for f in lexicon)
     options = {"beam_size": beam, "max_forms": max_forms, "support": support, "strict": strict,
-               "tag_format": tag_format}
+               "tag_format": tag_format, "siblings": chosen_siblings}
     key = (place, files, no_lexicon, tuple(sorted(options.items())))
     with _LOCK:
         made = _MADE.get(key)
@@ -151,9 +155,11 @@ def inflect(lemma: str, tags: str, lang: str | None = None, **options: Any) -> I
             default the shipped model of ``lang``), ``setting`` (the shipped model of ``"high"``,
             ``"medium"`` or ``"low"``), ``lexicon`` (the user's lexicon files, consulted first;
             then the field dictionaries, UniMorph and the shipped lexicon, as ``inflect
-            predict``), ``no_lexicon`` (the model alone), ``beam``, ``max_forms``, ``support``,
-            ``strict``, ``tag_format``, ``models_dir``, ``device``, ``threads``: as ``inflect
-            predict``'s options of those names (:func:`predictor_for`).
+            predict``), ``no_lexicon`` (the model alone), ``siblings`` (``"auto"``, ``"on"``,
+            ``"off"``: re-rank the model's forms by the lemma's other forms in the shipped
+            lexicon), ``beam``, ``max_forms``,
+            ``support``, ``strict``, ``tag_format``, ``models_dir``, ``device``, ``threads``:
+            as ``inflect predict``'s options of those names (:func:`predictor_for`).
 
     Returns:
         An :class:`Inflection`: ``.best`` (the first form, a str), ``.forms`` (each with its

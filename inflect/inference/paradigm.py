@@ -305,16 +305,6 @@ def _is_header(fields: list[str]) -> bool:
         "pos", "part of speech", "upos")
 
 
-def _model_setting(predictor: Predictor) -> str | None:
-    """The training setting of the predictor's (first) model, from its checkpoint, or None."""
-    for loaded in predictor.loaded:
-        data = loaded.metadata.get("training", {}).get("data", {})
-        setting = data.get("setting") if isinstance(data, dict) else None
-        if setting in defaults.SETTINGS:
-            return setting
-    return None
-
-
 class Paradigms:
     """Paradigms of lemmas with one :class:`~inflect.inference.predictor.Predictor` (a model or an
     ensemble).
@@ -339,7 +329,7 @@ class Paradigms:
         cells_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.predictor = predictor
-        self.setting = setting or _model_setting(predictor)
+        self.setting = setting or predictor.training_setting
         #: The cells, chosen for :attr:`setting`; those a checkpoint carries first.
         self.catalogue = CellCatalogue(self.setting, cells_dir, cell_tables(
             (loaded.path, loaded.metadata) for loaded in predictor.loaded))

@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from inflect import defaults
 from inflect.inference.outcomes import Form, Outcome, Prediction
 from inflect.inference.queries import InputError, Prepared, make_query
 from inflect.inference.searcher import Searcher
+from inflect.inference.siblings import SiblingEvidence, re_ranks
 from inflect.lexicon import Consultation, Lexicon, Lexicons
 from inflect.nn.batching import Vocabularies
 from inflect.nn.checkpoint import LoadedModel
@@ -93,6 +95,15 @@ class Predictor(Searcher):
             :func:`inflect.text.dialects.detect_dialect`), ``"unimorph"`` (the 2018 data's),
             ``"unimorph4"`` (layered) or ``"ud"`` (``UPOS|Name=Value|...``); foreign tags are
             read as the language's 2018 bundle, the record keeping both (``tags``, ``asked``).
+        siblings: per language name, the attested paradigms that re-rank the model's forms
+            of an input whose lemma they inflect in other cells
+            (:class:`~inflect.inference.siblings.SiblingEvidence`: the order changes, the
+            probabilities and the certificate stay the model's); True: those of ``lexicons``
+            that list their pairs (the shipped lexicon of the shared-task data), read per
+            language at its first input; ``"auto"``: the same for a shipped model (a
+            :attr:`model_name`) of a language whose dev accuracy gained from it
+            (:func:`~inflect.inference.siblings.re_ranks`), else the model's order; None: the
+            model's order.
         **options: as :class:`Searcher` (``beam_size``, ``max_forms``, ``support``,
             ``max_input_len``, ``chunk_size``, ``max_beam``).
 
@@ -107,6 +118,7 @@ class Predictor(Searcher):
         *,
         lexicons: Lexicons | Sequence[Lexicon] | None = None,
         tag_format: str = "auto",
+        siblings: Mapping[str, SiblingEvidence] | bool | str | None = None,
         **options: Any,
     ) -> None:
         from inflect.text.dialects import TAG_FORMATS
@@ -116,6 +128,12 @@ class Predictor(Searcher):
                              f"{', '.join(TAG_FORMATS)}")
         super().__init__(models, **options)
         self.tag_format = tag_format
+        if isinstance(siblings, str) and siblings != "auto":
+            raise ValueError(f"siblings: unknown value {siblings!r}; give 'auto', True, a "
+                             "mapping of languages to SiblingEvidence, or None")
+        self._siblings_mode = siblings if siblings in (True, "auto") else None
+        self.siblings: dict[str, SiblingEvidence | None] = (
+            dict(siblings) if isinstance(siblings, Mapping) else {})
         self._readings: dict[tuple[str, str], Any] = {}
         if lexicons is None:
             lexicons = ()
@@ -433,12 +451,43 @@ class Predictor(Searcher):
         model = {f.form: f.probability for f in model_forms}
         return tuple(Form(a.form, model.get(a.form, 0.0), a.source) for a in found.forms)
 
+    def _sibling_evidence(self, language: str) -> SiblingEvidence | None:
+        """The paradigms that re-rank ``language``'s forms (see ``siblings``), or None."""
+        if language in self.siblings or self._siblings_mode is None:
+            return self.siblings.get(language)
+        if self._siblings_mode == "auto" and not (
+                self.model_name is not None
+                and re_ranks(language, self.training_setting, self.model_name)):
+            self.siblings[language] = None
+        else:
+            pairs = [pair for layer in self.lexicons.layers
+                     if hasattr(layer, "attested_pairs") and language in layer.languages()
+                     for pair in layer.attested_pairs(language)]
+            self.siblings[language] = SiblingEvidence.from_pairs(pairs) if pairs else None
+        return self.siblings[language]
+
+    @property
+    def training_setting(self) -> str | None:
+        """The training setting of the (first) model, from its checkpoint (``"high"``, ...), or
+        None."""
+        for loaded in self.loaded:
+            data = loaded.metadata.get("training", {}).get("data", {})
+            setting = data.get("setting") if isinstance(data, dict) else None
+            if setting in defaults.SETTINGS:
+                return setting
+        return None
+
     def record(self, item: Prepared, outcome: Outcome) -> Prediction:
         """The :class:`Prediction` of one searched input: the attested forms (:meth:`attested`)
-        first, then the model's."""
+        first, then the model's (re-ranked by :attr:`siblings` where they hold the language)."""
         q = item.query
         fields = outcome.outcome()
-        fields["forms"] = self.attested(item, outcome.forms) + tuple(outcome.forms)
+        forms = tuple(outcome.forms)
+        evidence = self._sibling_evidence(item.language or "")
+        if evidence is not None:
+            lemma = item.codec.spec.normalize_input(q.lemma)
+            forms = tuple(evidence.rerank(lemma, item.asked or q.tags, forms))
+        fields["forms"] = self.attested(item, forms) + forms
         return Prediction(
             q.lemma,
             q.tags.text,

@@ -209,3 +209,10 @@ class ShippedLexicon:
     def lookup(self, language: str, lemma: str, tags: TagBundle) -> tuple[Attestation, ...]:
         """The attested forms of the input in the shared-task data (see :class:`Lexicon`)."""
         return self._language(language).get((lemma, tags), ())
+
+    def attested_pairs(self, language: str) -> list[tuple[str, str, TagBundle]]:
+        """Every ``(lemma, form, tags)`` of ``language`` in the store (a cell's first form; none
+        for a language it lacks): the paradigms of
+        :class:`~inflect.inference.siblings.SiblingEvidence`."""
+        return [(lemma, found[0].form, tags)
+                for (lemma, tags), found in self._language(language).items()]

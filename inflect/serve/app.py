@@ -45,6 +45,7 @@ from inflect.serve.errors import RequestError, error_body, validation_error
 from inflect.serve.guard import READ_SECONDS, RequestGuard
 from inflect.serve.page import Lookup, lookup_page
 from inflect.serve.schema import (
+    SIBLINGS_HELP,
     TAG_FORMAT_HELP,
     ErrorAnswer,
     Health,
@@ -54,6 +55,7 @@ from inflect.serve.schema import (
     ModelsAnswer,
     ParadigmAnswer,
     PredictionRecord,
+    Siblings,
 )
 from inflect.serve.service import ServeSettings, Service, options_of
 from inflect.text.dialects import TagFormat
@@ -74,6 +76,7 @@ MaxForms = Annotated[int, Query(ge=1, le=defaults.MAX_FORMS_LIMIT, description="
 Text = Annotated[str, Query(min_length=1, max_length=defaults.SERVE_MAX_TEXT_CHARS)]
 Lexicon = Annotated[list[str] | None, Query(description="A lexicon to consult (repeatable).")]
 TagFormatQuery = Annotated[TagFormat, Query(description=TAG_FORMAT_HELP)]
+SiblingsQuery = Annotated[Siblings, Query(description=SIBLINGS_HELP)]
 
 
 def _json(text: str) -> Response:
@@ -178,7 +181,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
               dependencies=[KnownParameters], summary="Every form of nonzero probability of each input, with its certificate")
     async def inflect_many(request: InflectRequest) -> Response:
         options = options_of(request.beam, request.support, request.max_forms, request.lexicon,
-                             request.no_lexicon, request.tag_format)
+                             request.no_lexicon, request.tag_format, request.siblings)
         inputs = [(i.lemma, i.tags, i.lang) for i in request.inputs]
         lines = await service.inflect(inputs, request.lang, options, render=prediction_jsonl)
         return _json('{"results": [' + ", ".join(lines) + "]}")
@@ -188,8 +191,9 @@ def _api_routes(app: FastAPI, service: Service) -> None:
     async def inflect_one(lang: Text, lemma: Text, tags: Text, beam: Beam = defaults.BEAM_SIZE,
                           support: Support = "auto", max_forms: MaxForms = defaults.MAX_FORMS,
                           lexicon: Lexicon = None, no_lexicon: bool = False,
-                          tag_format: TagFormatQuery = "auto") -> Response:
-        options = options_of(beam, support, max_forms, lexicon, no_lexicon, tag_format)
+                          tag_format: TagFormatQuery = "auto",
+                          siblings: SiblingsQuery = "auto") -> Response:
+        options = options_of(beam, support, max_forms, lexicon, no_lexicon, tag_format, siblings)
         [line] = await service.inflect([(lemma, tags, None)], lang, options, prefix=False,
                                        render=prediction_jsonl)
         return _json(line)

@@ -38,6 +38,7 @@ from inflect.inference.user_models import (
     checkpoint_metadata,
     user_model,
 )
+from inflect.inference.siblings import siblings_choice
 from inflect.lexicon import FileLexicon, Lexicon, Lexicons, load_lexicons
 
 __all__ = ["SHIPPED_LEXICON", "ModelPool", "SearchOptions", "UnknownLexiconError"]
@@ -68,6 +69,8 @@ class SearchOptions:
         tag_format: the dialect of the inputs' tags, one of
             :data:`inflect.text.dialects.TAG_FORMATS` (``--tag-format``; ``"auto"``: each
             bundle's, detected), as :class:`~inflect.inference.predictor.Predictor` reads it.
+        siblings: ``"auto"``, ``"on"`` or ``"off"``: re-rank the model's forms by the lemma's
+            other forms in the lexicons that list their pairs (``inflect predict --siblings``).
     """
 
     beam: int = defaults.BEAM_SIZE
@@ -75,6 +78,7 @@ class SearchOptions:
     max_forms: int = defaults.MAX_FORMS
     lexicons: tuple[str, ...] | None = None
     tag_format: str = "auto"
+    siblings: str = "auto"
 
 
 class ModelPool:
@@ -258,6 +262,7 @@ class ModelPool:
             support=options.support,  # type: ignore[arg-type]
             max_forms=options.max_forms,
             tag_format=options.tag_format,
+            siblings=siblings_choice(options.siblings, options.lexicons == ()),
             **extra,
         )
         made.model_name = base.model_name

@@ -32,6 +32,14 @@ __all__ = [
 ]
 
 _TEXT = defaults.SERVE_MAX_TEXT_CHARS
+#: What ``siblings`` means, in the schema of ``GET`` and ``POST /v1/inflect``.
+SIBLINGS_HELP = (
+    "Re-rank the model's forms by the lemma's other forms in the lexicons (inflect predict "
+    "--siblings): auto, where the shipped model's dev accuracy gained from it; on; off. The "
+    "probabilities and the certificate stay the model's."
+)
+#: The choices of ``siblings`` (:data:`inflect.inference.siblings.SIBLINGS_CHOICES`).
+Siblings = Literal["auto", "on", "off"]
 #: What ``tag_format`` means, in the schema of ``GET`` and ``POST /v1/inflect``.
 TAG_FORMAT_HELP = (
     "The dialect of the tags, as inflect predict --tag-format: unimorph, the 2018 data's "
@@ -78,6 +86,7 @@ class InflectRequest(BaseModel):
     )
     no_lexicon: bool = Field(False, description="The model alone: no attested forms.")
     tag_format: TagFormat = Field("auto", description=TAG_FORMAT_HELP)
+    siblings: Siblings = Field("auto", description=SIBLINGS_HELP)
 
 
 class FormRecord(BaseModel):

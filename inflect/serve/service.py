@@ -93,17 +93,21 @@ class ServeSettings:
 
 def options_of(
     beam: int, support: str, max_forms: int, lexicon: Sequence[str] | None, no_lexicon: bool,
-    tag_format: str = "auto",
+    tag_format: str = "auto", siblings: str = "auto",
 ) -> SearchOptions:
     """A request's search options (``tag_format``: the dialect of its tags, one of
     :data:`~inflect.text.dialects.TAG_FORMATS`, as ``inflect predict --tag-format``; the routes
-    validate it); ``no_lexicon`` with ``lexicon`` is refused (field ``no_lexicon``)."""
+    validate it; ``siblings``: as ``inflect predict --siblings``); ``no_lexicon`` with
+    ``lexicon`` or ``siblings`` is refused (field ``no_lexicon``)."""
     if no_lexicon and lexicon:
         raise RequestError(422, "no_lexicon asks the model alone; drop it or lexicon",
                            "no_lexicon", True)
+    if no_lexicon and siblings == "on":
+        raise RequestError(422, "siblings 'on' re-ranks by the lemma's forms in the lexicons; "
+                           "no_lexicon turns them off (drop one of them)", "no_lexicon", True)
     chosen = () if no_lexicon else (tuple(lexicon) if lexicon is not None else None)
     return SearchOptions(beam=beam, support=support, max_forms=max_forms, lexicons=chosen,
-                         tag_format=tag_format)
+                         tag_format=tag_format, siblings=siblings)
 
 
 def _warm(lexicons: Any, language: str, parts_of_speech: Sequence[str]) -> None:
