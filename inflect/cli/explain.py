@@ -12,11 +12,18 @@ from inflect.cli.options import (
     models_dir_option,
     one_language,
     setting_option,
+    siblings_option,
     tag_format_option,
     threads_option,
 )
 from inflect.cli.output import echo_tsv, output_format
-from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
+from inflect.cli.resolve import (
+    check_outputs,
+    check_setting,
+    chosen_lexicons,
+    chosen_siblings,
+    set_threads,
+)
 
 
 @click.command("explain")
@@ -38,13 +45,14 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
 @lexicon_option
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="The model alone: no attested forms (as inflect predict's).")
+@siblings_option
 @tag_format_option
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
 def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format, lexicon_files,
-                    no_lexicon, tag_format, device, models_dir, threads, setting):
+                    no_lexicon, siblings, tag_format, device, models_dir, threads, setting):
     """The attention matrix of the best output for LEMMA and TAGS: output symbols (rows) by lemma
     symbols (columns), weights in percent, exact zeros blank.
 
@@ -90,7 +98,8 @@ def explain_command(lemma, tags, lang, models, beam, png, max_forms, out_format,
         lexicons = chosen_lexicons(lexicon_files, no_lexicon, lang)
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting, lexicons=lexicons, beam_size=beam,
-                                   tag_format=tag_format)
+                                   tag_format=tag_format,
+                                   siblings=chosen_siblings(siblings, no_lexicon))
         found = explain(predictor, lemma, tags, lang, max_forms)
     except (NoDefaultModelError, ValueError, LookupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -14,10 +14,17 @@ from inflect.cli.options import (
     models_dir_option,
     one_language,
     setting_option,
+    siblings_option,
     threads_option,
 )
 from inflect.cli.output import output_format, say_blank, say_header, stream_records
-from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, set_threads
+from inflect.cli.resolve import (
+    check_outputs,
+    check_setting,
+    chosen_lexicons,
+    chosen_siblings,
+    set_threads,
+)
 
 
 @click.command("paradigm")
@@ -62,13 +69,14 @@ from inflect.cli.resolve import check_outputs, check_setting, chosen_lexicons, s
 @lexicon_option
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="The model alone in every cell: no attested forms (as inflect predict's).")
+@siblings_option
 @device_option
 @setting_option
 @threads_option
 @models_dir_option
 def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, support, fold_below,
-                     out_format, out_path, lexicon_files, no_lexicon, device, setting, threads,
-                     models_dir):
+                     out_format, out_path, lexicon_files, no_lexicon, siblings, device, setting,
+                     threads, models_dir):
     """Every cell of LEMMA's paradigm at once: the tag bundles the language's training data
     attest for its part of speech, each with its forms, their probabilities and a certificate.
 
@@ -114,7 +122,8 @@ def paradigm_command(lemma, lang, pos, models, input_path, beam, max_forms, supp
         predictor = load_predictor(models, lang, models_dir=models_dir, device=device,
                                    setting=setting, beam_size=beam, max_forms=max_forms,
                                    support=support, chunk_size=defaults.PARADIGM_CHUNK_SIZE,
-                                   lexicons=lexicons)
+                                   lexicons=lexicons,
+                                   siblings=chosen_siblings(siblings, no_lexicon))
         paradigms = Paradigms(predictor, setting=setting)
         if input_path is None:
             requests = iter([ParadigmRequest(lemma, pos, lang)])

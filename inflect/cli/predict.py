@@ -14,6 +14,7 @@ from inflect.cli.options import (
     models_dir_option,
     one_language,
     setting_option,
+    siblings_option,
     strict_option,
     tag_format_option,
     threads_option,
@@ -22,6 +23,7 @@ from inflect.cli.output import output_format, say_blank, say_header, stream_reco
 from inflect.cli.resolve import (
     check_setting,
     chosen_lexicons,
+    chosen_siblings,
     input_idle,
     lexicon_report,
     set_threads,
@@ -69,14 +71,7 @@ from inflect.cli.resolve import (
 @click.option("--no-lexicon", is_flag=True, default=False,
               help="Ask the model alone: no attested forms (neither --lexicon's nor those of the "
                    "field dictionaries, UniMorph and the shipped lexicon, consulted by default).")
-@click.option("--siblings", type=click.Choice(["auto", "on", "off"]), default="auto",
-              show_default=True,
-              help="Re-rank the model's forms by the lemma's other attested forms: its cells in "
-                   "the shipped lexicon of the shared-task data, weighed by how the other lemmas "
-                   "of the same classes inflect (inflect.inference.siblings; Norwegian Nynorsk "
-                   "dev 81.3 -> 88.9). auto: for the shipped models whose dev accuracy gained "
-                   "from it (inflect/models/siblings.toml); on: always; off: the model's order. "
-                   "The order changes; the probabilities and the certificate stay the model's.")
+@siblings_option
 @strict_option
 @tag_format_option
 @device_option
@@ -117,12 +112,7 @@ def predict_command(lemma, tags, lang, models, input_path, input_format, beam, m
         raise click.UsageError("give LEMMA and TAGS (e.g. Haus 'N;DAT;PL'), or --input FILE "
                                "('-' or a pipe: standard input)")
     check_setting(setting, models)
-    if siblings == "on" and no_lexicon:
-        raise click.UsageError("--siblings on re-ranks by the lemma's forms in the shipped "
-                               "lexicon; --no-lexicon turns it off (drop one of them)")
-    from inflect.inference.siblings import siblings_choice
-
-    siblings = siblings_choice(siblings, no_lexicon)
+    siblings = chosen_siblings(siblings, no_lexicon)
     fmt = output_format(out_format)
 
     from inflect.inference.predictor import InputError, load_predictor, make_query

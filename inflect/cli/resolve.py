@@ -147,6 +147,18 @@ def check_no_lexicon(lexicon_files: tuple[str, ...]) -> None:
         raise click.UsageError("--no-lexicon asks the model alone; drop it or --lexicon")
 
 
+def chosen_siblings(siblings: str, no_lexicon: bool) -> bool | str | None:
+    """The predictor's ``siblings`` for ``--siblings`` (see
+    :func:`inflect.inference.siblings.siblings_choice`); ``on`` with ``--no-lexicon`` is a usage
+    error (nothing to re-rank by), ``auto`` with it the model's order."""
+    from inflect.inference.siblings import siblings_choice
+
+    if siblings == "on" and no_lexicon:
+        raise click.UsageError("--siblings on re-ranks by the lemma's forms in the shipped "
+                               "lexicon; --no-lexicon turns it off (drop one of them)")
+    return siblings_choice(siblings, no_lexicon)
+
+
 def chosen_lexicons(lexicon_files: tuple[str, ...], no_lexicon: bool, lang: str | None,
                     shipped: bool = True, unimorph: bool = True, dictionaries: bool = True):
     """The lexicons of --lexicon / --no-lexicon (the user's files, then the field dictionaries,

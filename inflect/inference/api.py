@@ -111,9 +111,8 @@ def predictor_for(
     Raises:
         as :func:`inflect`.
     """
-    from inflect.nn.threads import set_threads
-
     from inflect.inference.siblings import siblings_choice
+    from inflect.nn.threads import set_threads
 
     chosen_siblings = siblings_choice(siblings, no_lexicon)
     models = (model,) if isinstance(model, str | os.PathLike) else tuple(model or ())

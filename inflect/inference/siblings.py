@@ -108,7 +108,7 @@ def edit_rule(lemma: str, form: str) -> tuple[str, str]:
     lemma's rest and the form's (``("", "ane")`` for ``ulv`` -> ``ulvane``; ``("a", "e")`` for
     ``gata`` -> ``gate``)."""
     k = 0
-    for a, b in zip(lemma, form):
+    for a, b in zip(lemma, form, strict=False):
         if a != b:
             break
         k += 1

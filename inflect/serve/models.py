@@ -32,13 +32,13 @@ from inflect import defaults
 from inflect.inference.paradigm import Paradigms
 from inflect.inference.predictor import Predictor
 from inflect.inference.registry import ShippedModel, default_model, list_models
+from inflect.inference.siblings import siblings_choice
 from inflect.inference.user_models import (
     cell_tables,
     checkpoint_languages,
     checkpoint_metadata,
     user_model,
 )
-from inflect.inference.siblings import siblings_choice
 from inflect.lexicon import FileLexicon, Lexicon, Lexicons, load_lexicons
 
 __all__ = ["SHIPPED_LEXICON", "ModelPool", "SearchOptions", "UnknownLexiconError"]
