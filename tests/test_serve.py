@@ -727,3 +727,10 @@ def test_siblings_reorders_only_on_get_and_post(server):
     assert call(server, "/v1/inflect", {**alone, "no_lexicon": "true"})[0] == 200
     status, _, error = call(server, "/v1/inflect", {**params, "siblings": "yes"})
     assert (status, error["field"]) == (422, "siblings")
+    # the paradigm route takes it too
+    status, _, grid = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Hund",
+                                                    "pos": "N", "siblings": "off"})
+    assert status == 200 and grid["cells"]
+    status, _, error = call(server, "/v1/paradigm", {"lang": "german", "lemma": "Hund",
+                                                     "siblings": "yes"})
+    assert (status, error["field"]) == (422, "siblings")

@@ -203,8 +203,9 @@ def _api_routes(app: FastAPI, service: Service) -> None:
     async def paradigm(lang: Text, lemma: Text, pos: str | None = None,
                        beam: Beam = defaults.BEAM_SIZE, support: Support = "auto",
                        max_forms: MaxForms = defaults.MAX_FORMS,
-                       lexicon: Lexicon = None, no_lexicon: bool = False) -> Response:
-        options = options_of(beam, support, max_forms, lexicon, no_lexicon)
+                       lexicon: Lexicon = None, no_lexicon: bool = False,
+                       siblings: SiblingsQuery = "auto") -> Response:
+        options = options_of(beam, support, max_forms, lexicon, no_lexicon, siblings=siblings)
         return _json(await service.paradigm(lang, lemma, pos, options, render=_paradigm_json))
 
     @app.get("/v1/models", response_model=ModelsAnswer, tags=["service"],
