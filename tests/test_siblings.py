@@ -255,3 +255,25 @@ def test_re_ranks_reads_the_table(tmp_path):
     assert not re_ranks("norwegian-nynorsk", "medium", None, table)
     assert not re_ranks("norwegian-nynorsk", None, None, table)
     assert not re_ranks("german", "high", None, tmp_path / "absent.toml")
+
+
+def test_a_users_lexicon_feeds_the_analogy(tmp_path):
+    """A lexicon file of the user (here: the hand-made masculine and feminine lemmas, and ulv's
+    plural) lists its pairs for the analogy as the shipped lexicon does, and a predictor with
+    only that layer builds its evidence from exactly those paradigms."""
+    from inflect.inference.predictor import Predictor
+    from inflect.lexicon import FileLexicon
+
+    lexicon = tmp_path / "norwegian-nynorsk.tsv"
+    lexicon.write_text("".join(f"{lem}\t{form}\t{tags.text}\n" for lem, cells in
+                               _nynorsk_like().cells.items() for tags, form in cells.items()),
+                       "utf-8")
+    layer = FileLexicon([lexicon])
+    assert sorted(layer.attested_pairs("norwegian-nynorsk")) == sorted(
+        (lem, form, tags) for lem, cells in _nynorsk_like().cells.items()
+        for tags, form in cells.items())
+    assert layer.attested_pairs("german") == []
+    predictor = Predictor.from_default("norwegian-nynorsk", setting="high", lexicons=[layer],
+                                       siblings=True)
+    evidence = predictor._sibling_evidence("norwegian-nynorsk")
+    assert evidence is not None and set(evidence.cells) == set(_nynorsk_like().cells)

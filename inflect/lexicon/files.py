@@ -115,3 +115,9 @@ class FileLexicon:
     def languages(self) -> frozenset[str]:
         """The languages of the files."""
         return frozenset(self._languages)
+
+    def attested_pairs(self, language: str) -> list[tuple[str, str, TagBundle]]:
+        """Every ``(lemma, form, tags)`` of ``language`` in the files (a cell's first form):
+        the paradigms of :class:`~inflect.inference.siblings.SiblingEvidence`."""
+        return [(lemma, found[0].form, tags)
+                for (name, lemma, tags), found in self._entries.items() if name == language]
