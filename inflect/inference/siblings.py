@@ -21,9 +21,10 @@ pairs give ``L`` the forms ``f_i`` in cells ``T_i`` (rule ``r_i``), scores
 (the smoothed share of the lemmas of class ``r_i`` in ``T_i`` that take ``c``'s rule in ``T``,
 with the model's probability as the prior, averaged over the lemma's informative cells, which
 are far from independent: a sum lets a verb with 40 attested cells outvote the model whatever
-it says; λ = 0.5, α = 0.1); the forms are ordered by it, ties kept in the model's order. Their probabilities stay the model's, and so does the certificate: the
-support is the model's, only its order changes. A lemma with no other attested cell, or whose
-cells no other lemma shares, keeps the model's order.
+it says; λ = 0.5, α = 0.1); the forms are ordered by it, ties kept in the model's order. Their
+probabilities stay the model's, and so does the certificate: the support is the model's, only
+its order changes. A lemma with no other attested cell, or whose cells no other lemma shares,
+keeps the model's order.
 
 The mean, λ and α were chosen on the dev files of 33 high-setting languages (the analogy over
 train-high only; the model's beam-5 forms): a sum over the cells gained 192 words and lost 84, the
