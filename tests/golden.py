@@ -77,7 +77,7 @@ def digest(data_dir: Path, case: dict, tmp: Path) -> dict:
     for r in records:  # the bundle asked is the tags as written here: it adds nothing to a digest
         if r.get("asked") == r.get("tags"):
             del r["asked"]
-    for record in records:  # whether lexicons disagree (issue 61): always false without them,
+    for record in records:  # whether lexicons disagree: always false without them,
         assert record.pop("conflict") is False  # and not in the records the digests were of
     models = sorted({r.get("model") or "" for r in records})
     probabilities = [f.pop("probability") for r in records for f in r["forms"]]

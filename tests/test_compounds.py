@@ -1,4 +1,4 @@
-"""Made-up compounds (issue 63, "long new words"): the test set is what its definition says, and
+"""Made-up compounds ("long new words"): the test set is what its definition says, and
 the shipped high models of the four compounding languages answer it at least as well as they did
 when it was measured (recipes/sigmorphon2018/README.md, "Long new words").
 

@@ -1,4 +1,4 @@
-"""Attested means right (issue 61): the queries a new user tried, where a field dictionary's
+"""Attested means right: the queries a new user tried, where a field dictionary's
 adapter showed its mistakes as attested facts, answered right by the lexicons and alike by
 ``inflect predict``, ``inflect paradigm``, ``inflect explain`` and ``inflect serve``.
 

@@ -1,4 +1,4 @@
-"""The fidelity gate of the field dictionaries (issue 61): on a fixed sample of the pairs each
+"""The fidelity gate of the field dictionaries: on a fixed sample of the pairs each
 installed dictionary shares with the shared-task train and dev files, the data's form is among
 its forms on at least 98.5% and its first form is the data's on at least 97.5%, and every
 difference is of a kind the README classifies (``recipes/dictionaries/README.md``), no more

@@ -470,7 +470,7 @@ def test_cli_evaluate_lang_alias_and_errors(tmp_path):
     result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--gold", str(gold))
     assert result.exit_code != 0 and "1 prediction file(s) but 2 gold file(s)" in result.output
 
-    # a name no spec has is scored as given (a language of the user's own, issue 65), and the
+    # a name no spec has is scored as given (a language of the user's own), and the
     # closest known names are offered where it may be a misspelling
     result = run("evaluate", "--pred", str(pred), "--gold", str(gold), "--lang", "germn")
     assert result.exit_code == 0, result.output

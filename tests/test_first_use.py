@@ -111,7 +111,7 @@ def test_a_bundle_in_another_layout_gets_a_hint():
 
 
 def test_a_bundle_in_unimorph_4_is_read_as_the_2018_bundle():
-    """The 2023 task's layered features are read, not hinted at (issue 62)."""
+    """The 2023 task's layered features are read, not hinted at."""
     record = _record("--lang", "german", "Haus", "N;NOM(SG)")
     assert (record["tags"], record["asked"]) == ("N;NOM(SG)", "N;NOM;SG")
     assert any("read as N;NOM;SG" in w for w in record["warnings"])

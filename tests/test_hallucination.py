@@ -1,6 +1,6 @@
 """Hallucinated training pairs (Anastasopoulos & Neubig 2019): the alignment's stem runs, the
 substitution, the fill-up per language, and the trainer's use and record of them; long pairs
-(stems lengthened by pieces of other lemmas, issue 63): where the insertion goes, what it is made
+(stems lengthened by pieces of other lemmas, for long new words): where the insertion goes, what it is made
 of, how many, and the trainer's use and record of them."""
 
 from __future__ import annotations

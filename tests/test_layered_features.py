@@ -1,4 +1,4 @@
-"""UniMorph 4 layered features as structure (issue 65, item 3): a layer is a name and an
+"""UniMorph 4 layered features as structure: a layer is a name and an
 order-free set of parts; a model reads it as its parts (``NOM(1,SG)`` -> ``NOM(1)``,
 ``NOM(SG)``) or as one symbol (``opaque``, every earlier checkpoint); `inflect data check`
 names a layer it cannot read and a layer written in another order, with their lines.

@@ -208,7 +208,7 @@ def english():
 
 def test_an_attested_form_is_the_answer_and_the_model_s_forms_follow_each_once(english, browser,
                                                                                 tmp_path):
-    """Issue 64: for get V;PST the page showed the attested got with the model's small bar
+    """Before: for get V;PST the page showed the attested got with the model's small bar
     (0.08) under the model's wrong getted (0.45), and got twice. Now: got first, with its
     sources and no bar; then the model's distribution, each form once; in the paradigm grid the
     V;PST cell's answer is got, not tinted uncertain. What the page shows is computed here from

@@ -1,4 +1,4 @@
-"""ship.py's selection on unseen data (issue 63): for a medium language with a small dev set and
+"""ship.py's selection on unseen data: for a medium language with a small dev set and
 a high setting, the models are chosen by their accuracy on dev and a selection slice S of
 ``train-high`` pooled (recipes/sigmorphon2018/heldout.py), S being pairs no medium model saw.
 

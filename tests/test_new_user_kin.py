@@ -1,4 +1,4 @@
-"""What a new user met (issue 64, item 5), each case and its kin across commands and formats:
+"""What a new user met, each case and its kin across commands and formats:
 a terminal of any width (``COLUMNS=0``, 40 or 60 columns: every number whole), ``-`` for
 standard output wherever a command writes a file, readers that name a file's encoding (UTF-16,
 UTF-32, Latin-1 / Windows-1252) and skip a header line alike, Ctrl-C while standard input is
